@@ -1,0 +1,128 @@
+#include "engine.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace resize_ad {
+namespace {
+
+void check_common(const at::Tensor& t, const char* what, size_t expected_spatial,
+                  c10::string_view mode) {
+  TORCH_CHECK(t.dim() >= 3 && t.dim() <= 5, "resize_ad: expected a 3-D, 4-D or 5-D ", what,
+              " (N, C, spatial...), got ", t.dim(), "-D with shape ", t.sizes());
+  TORCH_CHECK(static_cast<size_t>(t.dim() - 2) == expected_spatial, "resize_ad: ", what, " has ",
+              t.dim() - 2, " spatial dimensions but ", expected_spatial, " sizes were given");
+  TORCH_CHECK(at::isFloatingType(t.scalar_type()),
+              "resize_ad: mode '", std::string(mode), "' supports float64, float32, float16 and "
+              "bfloat16 tensors; got ", t.scalar_type(), ". Convert the input with .float()");
+}
+
+Options make_options(c10::string_view mode, bool align_corners, bool antialias,
+                     at::ScalarType dtype) {
+  Options opt;
+  opt.mode = parse_mode(std::string(mode));
+  opt.align_corners = align_corners;
+  opt.antialias = antialias;
+  opt.double_math = dtype == at::kDouble;
+  return opt;
+}
+
+std::vector<int64_t> physical_order(at::MemoryFormat fmt, int64_t dim) {
+  if (fmt == at::MemoryFormat::ChannelsLast && dim == 4) return {0, 2, 3, 1};
+  if (fmt == at::MemoryFormat::ChannelsLast3d && dim == 5) return {0, 2, 3, 4, 1};
+  std::vector<int64_t> p(dim);
+  std::iota(p.begin(), p.end(), 0);
+  return p;
+}
+
+// y = (W_1 (x) W_2 (x) ...) x, one pass per axis whose table is not the identity.
+at::Tensor apply_tables(const at::Tensor& x, at::IntArrayRef out_sizes, at::MemoryFormat fmt,
+                        const std::vector<AxisTable>& tables, AxisPass pass) {
+  at::Tensor out = at::empty(out_sizes, x.options().memory_format(fmt));
+  if (out.numel() == 0) return out;
+  const int64_t dim = x.dim();
+  const std::vector<int64_t> perm = physical_order(fmt, dim);
+  std::vector<int64_t> pos(tables.size());  // spatial axis -> position in physical order
+  for (size_t d = 0; d < tables.size(); ++d)
+    pos[d] = std::find(perm.begin(), perm.end(), static_cast<int64_t>(d + 2)) - perm.begin();
+
+  // Shrinking axes first: every later pass then reads and writes less.
+  std::vector<size_t> order;
+  for (size_t d = 0; d < tables.size(); ++d)
+    if (!tables[d].identity) order.push_back(d);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return static_cast<double>(tables[a].out_size) / tables[a].in_size <
+           static_cast<double>(tables[b].out_size) / tables[b].in_size;
+  });
+  if (order.empty()) {
+    out.copy_(x);
+    return out;
+  }
+
+  const at::ScalarType acc =
+      (x.scalar_type() == at::kHalf || x.scalar_type() == at::kBFloat16) ? at::kFloat
+                                                                          : x.scalar_type();
+  at::Tensor cur = x.permute(perm);
+  if (!cur.is_contiguous()) cur = cur.contiguous();
+  const at::Tensor out_phys = out.permute(perm);
+  TORCH_INTERNAL_ASSERT(out_phys.is_contiguous());
+  for (size_t k = 0; k < order.size(); ++k) {
+    const AxisTable& t = tables[order[k]];
+    const int64_t p = pos[order[k]];
+    std::vector<int64_t> sizes = cur.sizes().vec();
+    int64_t outer = 1, inner = 1;
+    for (int64_t i = 0; i < p; ++i) outer *= sizes[i];
+    for (int64_t i = p + 1; i < dim; ++i) inner *= sizes[i];
+    sizes[p] = t.out_size;
+    at::Tensor dst = (k + 1 == order.size()) ? out_phys
+                                             : at::empty(sizes, x.options().dtype(acc));
+    pass(cur, dst, x.scalar_type(), outer, inner, t);
+    cur = dst;
+  }
+  return out;
+}
+
+}  // namespace
+
+at::Tensor resize_forward_impl(const at::Tensor& input, at::IntArrayRef output_size,
+                               c10::string_view mode, bool align_corners,
+                               std::optional<at::ArrayRef<double>> scales, bool antialias,
+                               AxisPass pass) {
+  check_common(input, "input", output_size.size(), mode);
+  for (int64_t d = 2; d < input.dim(); ++d) {
+    TORCH_CHECK(input.size(d) > 0 && output_size[d - 2] > 0,
+                "resize_ad: input and output spatial sizes should be greater than 0, but got "
+                "input ", input.sizes().slice(2), " and output ", output_size);
+  }
+  Options opt = make_options(mode, align_corners, antialias, input.scalar_type());
+  auto tables = build_tables(opt, input.sizes().slice(2), output_size, scales, false);
+  std::vector<int64_t> out_sizes{input.size(0), input.size(1)};
+  out_sizes.insert(out_sizes.end(), output_size.begin(), output_size.end());
+  return apply_tables(input, out_sizes, input.suggest_memory_format(), tables, pass);
+}
+
+at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef input_size,
+                                c10::string_view mode, bool align_corners,
+                                std::optional<at::ArrayRef<double>> scales, bool antialias,
+                                AxisPass pass) {
+  TORCH_CHECK(input_size.size() == static_cast<size_t>(grad_output.dim()),
+              "resize_ad: input_size has ", input_size.size(), " entries but grad_output is ",
+              grad_output.dim(), "-D");
+  check_common(grad_output, "grad_output", input_size.size() - 2, mode);
+  TORCH_CHECK(grad_output.size(0) == input_size[0] && grad_output.size(1) == input_size[1],
+              "resize_ad: grad_output batch and channel sizes ", grad_output.sizes().slice(0, 2),
+              " do not match input_size ", input_size.slice(0, 2));
+  for (int64_t d = 2; d < grad_output.dim(); ++d) {
+    TORCH_CHECK(input_size[d] > 0 && grad_output.size(d) > 0,
+                "resize_ad: input and output spatial sizes should be greater than 0, but got "
+                "input ", input_size.slice(2), " and grad_output ", grad_output.sizes().slice(2));
+  }
+  Options opt = make_options(mode, align_corners, antialias, grad_output.scalar_type());
+  auto tables =
+      build_tables(opt, input_size.slice(2), grad_output.sizes().slice(2), scales, true);
+  return apply_tables(grad_output, input_size, grad_output.suggest_memory_format(), tables, pass);
+}
+
+}  // namespace resize_ad

@@ -1,0 +1,31 @@
+// Device-independent driver of the separable engine: argument checks, output allocation in
+// the memory format native gives, pass planning. Each device supplies one AxisPass.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <c10/util/string_view.h>
+
+#include <optional>
+
+#include "tables.h"
+
+namespace resize_ad {
+
+// Applies one axis table along the middle dimension of src viewed as [outer, in_len, inner]
+// (contiguous), writing dst viewed as [outer, out_len, inner] (contiguous). `orig` is the dtype
+// of the op's input; src and dst are either that dtype or its accumulation type (float for
+// half and bfloat16).
+using AxisPass = void (*)(const at::Tensor& src, const at::Tensor& dst, at::ScalarType orig,
+                          int64_t outer, int64_t inner, const AxisTable& table);
+
+at::Tensor resize_forward_impl(const at::Tensor& input, at::IntArrayRef output_size,
+                               c10::string_view mode, bool align_corners,
+                               std::optional<at::ArrayRef<double>> scales, bool antialias,
+                               AxisPass pass);
+
+at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef input_size,
+                                c10::string_view mode, bool align_corners,
+                                std::optional<at::ArrayRef<double>> scales, bool antialias,
+                                AxisPass pass);
+
+}  // namespace resize_ad

@@ -1,0 +1,144 @@
+// Index and weight math for every resize mode, in one place for the CPU and CUDA builds.
+//
+// The formulas mirror ATen's torch/include/ATen/native/UpSample.h (compute_scales_value,
+// area_pixel_compute_scale, area_pixel_compute_source_index, guard_index_and_lambda,
+// cubic_convolution1/2) and the antialias helper of aten/src/ATen/native/cpu/UpSampleKernel.cpp
+// (HelperInterpBase::_compute_indices_min_size_weights_aa), which itself follows PIL's
+// src/libImaging/Resample.c (precompute_coeffs). They are templated on the arithmetic type so
+// that the table builder can reproduce ATen's float/double promotions exactly.
+#pragma once
+
+#include <c10/macros/Macros.h>
+#include <cmath>
+#include <cstdint>
+
+namespace resize_ad {
+
+enum class Mode : int {
+  Nearest = 0,
+  NearestExact,
+  Linear,    // linear / bilinear / trilinear (2 taps, or the triangle filter with antialias)
+  Cubic,     // bicubic / cubic (4 taps A=-0.75, or Keys A=-0.5 with antialias)
+  Area,      // adaptive average pooling bins
+  Box,       // PIL BOX
+  Hamming,   // PIL HAMMING
+  Lanczos3,  // PIL LANCZOS (a = 3)
+  Lanczos5,
+  Mitchell,  // Mitchell-Netravali B = C = 1/3 (TF mitchellcubic)
+  Gaussian,  // TF gaussian: sigma 0.5, radius 1.5
+};
+
+// UpSample.h: compute_scales_value
+template <typename T>
+C10_HOST_DEVICE inline T compute_scales_value(double scale, int64_t in, int64_t out) {
+  return scale > 0. ? static_cast<T>(1.0 / scale) : static_cast<T>(in) / out;
+}
+
+// UpSample.h: area_pixel_compute_scale
+template <typename T>
+C10_HOST_DEVICE inline T area_pixel_compute_scale(int64_t in, int64_t out, bool align_corners,
+                                                  double scale) {
+  if (align_corners) {
+    return out > 1 ? static_cast<T>(in - 1) / (out - 1) : static_cast<T>(0);
+  }
+  return compute_scales_value<T>(scale, in, out);
+}
+
+// UpSample.h: area_pixel_compute_source_index
+template <typename T>
+C10_HOST_DEVICE inline T area_pixel_compute_source_index(T scale, int64_t dst, bool align_corners,
+                                                         bool cubic) {
+  if (align_corners) return scale * dst;
+  T src = scale * (dst + static_cast<T>(0.5)) - static_cast<T>(0.5);
+  return (!cubic && src < static_cast<T>(0)) ? static_cast<T>(0) : src;
+}
+
+// UpSample.h: guard_index_and_lambda (floorf on purpose: ATen floors in float precision).
+template <typename T>
+C10_HOST_DEVICE inline void guard_index_and_lambda(T real, int64_t in, int64_t& index, T& lambda) {
+  int64_t i = static_cast<int64_t>(floorf(static_cast<float>(real)));
+  index = i < in - 1 ? i : in - 1;
+  T l = real - static_cast<T>(index);
+  lambda = l < T(0) ? T(0) : (l > T(1) ? T(1) : l);
+}
+
+// UpSample.h: cubic_convolution1 / cubic_convolution2
+template <typename T>
+C10_HOST_DEVICE inline T cubic_convolution1(T x, T A) {
+  return ((A + 2) * x - (A + 3)) * x * x + 1;
+}
+template <typename T>
+C10_HOST_DEVICE inline T cubic_convolution2(T x, T A) {
+  return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
+}
+
+// Filters of the PIL-style (antialias) windows, evaluated at a distance x in input pixels
+// (already divided by the stretch). Sources: PIL Resample.c (box, bilinear, hamming, bicubic,
+// lanczos), ATen UpSampleKernel.cpp (aa_filter), TF's image_resizer_state / sampling_kernels.h
+// (mitchellcubic, gaussian).
+template <typename T>
+C10_HOST_DEVICE inline T sinc_pi(T x) {
+  if (x == T(0)) return T(1);
+  x = x * static_cast<T>(3.14159265358979323846);
+  return sin(x) / x;
+}
+
+template <typename T>
+C10_HOST_DEVICE inline T filter_value(Mode mode, T x) {
+  T ax = x < T(0) ? -x : x;
+  switch (mode) {
+    case Mode::Linear:
+      return ax < T(1) ? T(1) - ax : T(0);
+    case Mode::Cubic: {  // Keys a = -0.5 (PIL, ATen aa_filter<use_keys_cubic=true>)
+      const T a = static_cast<T>(-0.5);
+      if (ax < T(1)) return cubic_convolution1(ax, a);
+      if (ax < T(2)) return cubic_convolution2(ax, a);
+      return T(0);
+    }
+    case Mode::Box:  // PIL box_filter: 1 on (-0.5, 0.5]
+      return (x > T(-0.5) && x <= T(0.5)) ? T(1) : T(0);
+    case Mode::Hamming: {  // PIL hamming_filter
+      if (ax == T(0)) return T(1);
+      if (ax >= T(1)) return T(0);
+      T px = ax * static_cast<T>(3.14159265358979323846);
+      return sin(px) / px * (static_cast<T>(0.54) + static_cast<T>(0.46) * cos(px));
+    }
+    case Mode::Lanczos3:  // PIL lanczos_filter
+      return ax < T(3) ? sinc_pi(x) * sinc_pi(x / T(3)) : T(0);
+    case Mode::Lanczos5:
+      return ax < T(5) ? sinc_pi(x) * sinc_pi(x / T(5)) : T(0);
+    case Mode::Mitchell: {  // Mitchell & Netravali 1988, B = C = 1/3
+      const T B = T(1) / T(3), C = T(1) / T(3);
+      if (ax < T(1))
+        return ((T(12) - T(9) * B - T(6) * C) * ax * ax * ax +
+                (T(-18) + T(12) * B + T(6) * C) * ax * ax + (T(6) - T(2) * B)) / T(6);
+      if (ax < T(2))
+        return ((-B - T(6) * C) * ax * ax * ax + (T(6) * B + T(30) * C) * ax * ax +
+                (T(-12) * B - T(48) * C) * ax + (T(8) * B + T(24) * C)) / T(6);
+      return T(0);
+    }
+    case Mode::Gaussian: {  // TF GaussianKernel: sigma = 0.5, radius = 3 sigma
+      const T sigma = static_cast<T>(0.5);
+      return ax < T(1.5) ? exp(-x * x / (T(2) * sigma * sigma)) : T(0);
+    }
+    default:
+      return T(0);
+  }
+}
+
+// Half width of a filter's support in input pixels before stretching.
+C10_HOST_DEVICE inline double filter_radius(Mode mode) {
+  switch (mode) {
+    case Mode::Linear: return 1.0;
+    case Mode::Cubic: return 2.0;
+    case Mode::Box: return 0.5;
+    case Mode::Hamming: return 1.0;
+    case Mode::Lanczos3: return 3.0;
+    case Mode::Lanczos5: return 5.0;
+    case Mode::Mitchell: return 2.0;
+    case Mode::Gaussian: return 1.5;
+    default: return 0.0;
+  }
+}
+
+}  // namespace resize_ad

@@ -1,0 +1,51 @@
+// Per-axis banded weight tables: the only mode-specific part of resize_ad.
+//
+// For one spatial axis (input length I, output length O) row o of the O x I matrix W has its
+// non-zeros in the contiguous window [start[o], start[o] + len[o]) with weights
+// w[o * K + 0 .. len[o]). The forward pass applies W along the axis; the backward applies W^T,
+// which is again a table of the same shape (built by transpose()), so both run on the same
+// gather engine with one writer per output element: no atomics, deterministic.
+#pragma once
+
+#include <c10/util/ArrayRef.h>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "filters.h"
+
+namespace resize_ad {
+
+struct AxisTable {
+  int64_t in_size = 0;
+  int64_t out_size = 0;
+  int64_t K = 0;                // max taps per row (stride of w)
+  std::vector<int64_t> start;   // [out_size]
+  std::vector<int64_t> len;     // [out_size]
+  std::vector<double> w;        // [out_size * K]
+  bool identity = false;        // row o is exactly x[o] * 1
+};
+
+struct Options {
+  Mode mode = Mode::Nearest;
+  bool align_corners = false;
+  bool antialias = false;
+  bool double_math = false;  // arithmetic precision of ATen's opmath for this dtype
+};
+
+// Parses the mode string of the op schema; throws a c10::Error naming the valid modes.
+Mode parse_mode(const std::string& mode);
+
+// Table for one axis in the forward direction.
+AxisTable build_table(const Options& opt, int64_t in_size, int64_t out_size, double scale);
+
+// Transposed table: for each input index the window of outputs that read it.
+AxisTable transpose(const AxisTable& t);
+
+// One table per spatial axis; scales may be absent (or hold non-positive entries: absent).
+std::vector<AxisTable> build_tables(const Options& opt, c10::IntArrayRef in_spatial,
+                                    c10::IntArrayRef out_spatial,
+                                    std::optional<c10::ArrayRef<double>> scales, bool transposed);
+
+}  // namespace resize_ad

@@ -1,0 +1,158 @@
+"""Autodiff for the op pair resize / resize_backward.
+
+resize is linear in its input, so its derivative is resize_backward (the transposed tables) and
+the derivative of resize_backward is resize: each op's backward and jvp is the other op (or
+itself), so every order of reverse and forward mode comes from the pair.
+
+Two routes reach the same kernels:
+- eager: the autograd.Function pair below (it has ``jvp``, so forward-mode AD works);
+- torch.compile / torch.export: the ops themselves, differentiable through
+  ``torch.library.register_autograd``; Dynamo cannot trace a Function with a custom ``jvp``.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Sequence
+
+import torch
+from torch import Tensor
+from torch._prims_common import suggest_memory_format
+
+__all__: List[str] = []
+
+_ops = torch.ops.resize_ad
+
+
+def _resize(x: Tensor, output_size: Sequence[int], mode: str, align_corners: bool,
+            scales: Optional[Sequence[float]], antialias: bool) -> Tensor:
+    output_size = list(output_size)
+    if torch.compiler.is_compiling() or _plain(x):
+        return _ops.resize(x, output_size, mode, align_corners, scales, antialias)
+    return _Resize.apply(x, output_size, mode, align_corners, scales, antialias)
+
+
+def _plain(x: Tensor) -> bool:
+    """True when x carries no autodiff or functorch state: the op is then called directly,
+    skipping the Function's Python overhead (the op is differentiable by itself anyway)."""
+    if x.requires_grad and torch.is_grad_enabled():
+        return False
+    if torch._C._functorch.is_functorch_wrapped_tensor(x):
+        return False
+    return torch.autograd.forward_ad._current_level < 0
+
+
+class _Resize(torch.autograd.Function):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x, output_size, mode, align_corners, scales, antialias):
+        return _ops.resize(x, output_size, mode, align_corners, scales, antialias)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, output_size, mode, align_corners, scales, antialias = inputs
+        ctx.input_size = list(x.shape)
+        ctx.output_size = list(output_size)
+        ctx.args = (mode, align_corners, scales, antialias)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _ResizeBackward.apply(grad, ctx.input_size, *ctx.args), None, None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, tx, *unused):
+        return _Resize.apply(tx, ctx.output_size, *ctx.args)
+
+
+class _ResizeBackward(torch.autograd.Function):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(grad, input_size, mode, align_corners, scales, antialias):
+        return _ops.resize_backward(grad, input_size, mode, align_corners, scales, antialias)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        grad, input_size, mode, align_corners, scales, antialias = inputs
+        ctx.input_size = list(input_size)
+        ctx.output_size = list(grad.shape[2:])
+        ctx.args = (mode, align_corners, scales, antialias)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return _Resize.apply(gg, ctx.output_size, *ctx.args), None, None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, tg, *unused):
+        return _ResizeBackward.apply(tg, ctx.input_size, *ctx.args)
+
+
+# ---- the ops' own autograd (used under torch.compile / export) ----
+
+def _setup_resize(ctx, inputs, output):
+    x, output_size, mode, align_corners, scales, antialias = inputs
+    ctx.input_size = list(x.shape)
+    ctx.args = (mode, align_corners, scales, antialias)
+
+
+def _backward_resize(ctx, grad):
+    return _ops.resize_backward(grad, ctx.input_size, *ctx.args), None, None, None, None, None
+
+
+def _setup_resize_backward(ctx, inputs, output):
+    grad, input_size, mode, align_corners, scales, antialias = inputs
+    ctx.output_size = list(grad.shape[2:])
+    ctx.args = (mode, align_corners, scales, antialias)
+
+
+def _backward_resize_backward(ctx, gg):
+    return _ops.resize(gg, ctx.output_size, *ctx.args), None, None, None, None, None
+
+
+torch.library.register_autograd("resize_ad::resize", _backward_resize, setup_context=_setup_resize)
+torch.library.register_autograd(
+    "resize_ad::resize_backward", _backward_resize_backward, setup_context=_setup_resize_backward
+)
+
+
+# ---- fake (meta) kernels: shapes and memory format exactly as the real kernels ----
+
+@torch.library.register_fake("resize_ad::resize")
+def _resize_fake(x, output_size, mode, align_corners, scales, antialias):
+    torch._check(x.dim() >= 3 and x.dim() <= 5, lambda: "resize_ad: expected 3-D, 4-D or 5-D input")
+    torch._check(len(output_size) == x.dim() - 2, lambda: "resize_ad: one output size per spatial dim")
+    shape = list(x.shape[:2]) + list(output_size)
+    return x.new_empty(shape).contiguous(memory_format=suggest_memory_format(x))
+
+
+@torch.library.register_fake("resize_ad::resize_backward")
+def _resize_backward_fake(grad, input_size, mode, align_corners, scales, antialias):
+    torch._check(len(input_size) == grad.dim(), lambda: "resize_ad: input_size must match grad rank")
+    return grad.new_empty(list(input_size)).contiguous(memory_format=suggest_memory_format(grad))
+
+
+# ---- vmap: fold the vmapped dimension into the batch dimension ----
+
+def _fold(x: Tensor, bdim: int) -> Tensor:
+    x = x.movedim(bdim, 0)
+    return x.reshape((x.shape[0] * x.shape[1],) + tuple(x.shape[2:]))
+
+
+@torch.library.register_vmap("resize_ad::resize")
+def _resize_vmap(info, in_dims, x, output_size, mode, align_corners, scales, antialias):
+    bdim = in_dims[0]
+    if bdim is None:
+        return _ops.resize(x, output_size, mode, align_corners, scales, antialias), None
+    b = x.shape[bdim]
+    y = _ops.resize(_fold(x, bdim), output_size, mode, align_corners, scales, antialias)
+    return y.reshape((b, -1) + tuple(y.shape[1:])), 0
+
+
+@torch.library.register_vmap("resize_ad::resize_backward")
+def _resize_backward_vmap(info, in_dims, grad, input_size, mode, align_corners, scales, antialias):
+    bdim = in_dims[0]
+    if bdim is None:
+        return _ops.resize_backward(grad, input_size, mode, align_corners, scales, antialias), None
+    b = grad.shape[bdim]
+    size = [b * input_size[0]] + list(input_size[1:])
+    gx = _ops.resize_backward(_fold(grad, bdim), size, mode, align_corners, scales, antialias)
+    return gx.reshape((b, -1) + tuple(gx.shape[1:])), 0

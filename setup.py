@@ -1,0 +1,72 @@
+"""Build of resize_ad: C++ (CPU) kernels always, CUDA kernels when a toolkit is usable.
+
+CUDA is built when torch has CUDA and a toolkit is found (CUDA_HOME / nvcc), or when
+FORCE_CUDA=1; RESIZE_AD_CPU_ONLY=1 skips it. A GPU on the build host is not needed.
+"""
+import glob
+import os
+
+import torch
+from setuptools import setup
+from torch.utils import cpp_extension
+from torch.utils.cpp_extension import BuildExtension, CppExtension, CUDAExtension
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+CSRC = os.path.join(ROOT, "csrc")
+
+
+def _want_cuda():
+    if os.environ.get("RESIZE_AD_CPU_ONLY", "0") == "1":
+        return False
+    if os.environ.get("FORCE_CUDA", "0") == "1":
+        return True
+    return torch.version.cuda is not None and cpp_extension.CUDA_HOME is not None
+
+
+def _sources(pattern):
+    # setuptools wants paths relative to setup.py; BuildExtension makes them absolute for ninja.
+    return sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(CSRC, pattern)))
+
+
+def _extension():
+    sources = _sources("*.cpp") + _sources("common/*.cpp") + _sources("cpu/*.cpp")
+    cxx = ["-O3", "-fvisibility=hidden"]
+    extra_link = []
+    if os.environ.get("RESIZE_AD_SANITIZE", "0") == "1":
+        cxx = ["-O1", "-g", "-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
+        extra_link = ["-fsanitize=address,undefined"]
+    if _want_cuda():
+        sources += _sources("cuda/*.cu")
+        nvcc = ["-O3", "--expt-relaxed-constexpr", "-lineinfo"]
+        return CUDAExtension(
+            "resize_ad._C",
+            sources,
+            include_dirs=[CSRC],
+            define_macros=[("RESIZE_AD_WITH_CUDA", "1")],
+            extra_compile_args={"cxx": cxx, "nvcc": nvcc},
+            extra_link_args=extra_link,
+        )
+    return CppExtension(
+        "resize_ad._C",
+        sources,
+        include_dirs=[CSRC],
+        extra_compile_args={"cxx": cxx},
+        extra_link_args=extra_link,
+    )
+
+
+def _write_build_info(with_cuda):
+    path = os.path.join(ROOT, "resize_ad", "_build_info.py")
+    with open(path, "w") as f:
+        f.write("# Written by setup.py at build time.\n")
+        f.write(f"TORCH_VERSION = {torch.__version__!r}\n")
+        f.write(f"CUDA_VERSION = {torch.version.cuda!r}\n")
+        f.write(f"WITH_CUDA = {with_cuda!r}\n")
+
+
+_write_build_info(_want_cuda())
+
+setup(
+    ext_modules=[_extension()],
+    cmdclass={"build_ext": BuildExtension.with_options(use_ninja=True)},
+)
