@@ -121,6 +121,8 @@ def _resize_fake(x, output_size, mode, align_corners, scales, antialias):
     torch._check(x.dim() >= 3 and x.dim() <= 5, lambda: "resize_ad: expected 3-D, 4-D or 5-D input")
     torch._check(len(output_size) == x.dim() - 2, lambda: "resize_ad: one output size per spatial dim")
     shape = list(x.shape[:2]) + list(output_size)
+    if mode == "area" and x.dim() == 5:  # as native adaptive_avg_pool3d (engine.cpp)
+        return x.new_empty(shape)
     return x.new_empty(shape).contiguous(memory_format=suggest_memory_format(x))
 
 

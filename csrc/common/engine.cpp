@@ -20,12 +20,13 @@ void check_common(const at::Tensor& t, const char* what, size_t expected_spatial
 }
 
 Options make_options(c10::string_view mode, bool align_corners, bool antialias,
-                     at::ScalarType dtype) {
+                     at::ScalarType dtype, int64_t spatial_dims) {
   Options opt;
   opt.mode = parse_mode(std::string(mode));
   opt.align_corners = align_corners;
   opt.antialias = antialias;
   opt.double_math = dtype == at::kDouble;
+  opt.spatial_dims = static_cast<int>(spatial_dims);
   return opt;
 }
 
@@ -96,11 +97,15 @@ at::Tensor resize_forward_impl(const at::Tensor& input, at::IntArrayRef output_s
                 "resize_ad: input and output spatial sizes should be greater than 0, but got "
                 "input ", input.sizes().slice(2), " and output ", output_size);
   }
-  Options opt = make_options(mode, align_corners, antialias, input.scalar_type());
+  Options opt = make_options(mode, align_corners, antialias, input.scalar_type(), input.dim() - 2);
   auto tables = build_tables(opt, input.sizes().slice(2), output_size, scales, false);
   std::vector<int64_t> out_sizes{input.size(0), input.size(1)};
   out_sizes.insert(out_sizes.end(), output_size.begin(), output_size.end());
-  return apply_tables(input, out_sizes, input.suggest_memory_format(), tables, pass);
+  // Native's adaptive_avg_pool3d (area, 3-D) returns contiguous output for any input layout.
+  at::MemoryFormat fmt = (opt.mode == Mode::Area && input.dim() == 5)
+                             ? at::MemoryFormat::Contiguous
+                             : input.suggest_memory_format();
+  return apply_tables(input, out_sizes, fmt, tables, pass);
 }
 
 at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef input_size,
@@ -119,7 +124,8 @@ at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef i
                 "resize_ad: input and output spatial sizes should be greater than 0, but got "
                 "input ", input_size.slice(2), " and grad_output ", grad_output.sizes().slice(2));
   }
-  Options opt = make_options(mode, align_corners, antialias, grad_output.scalar_type());
+  Options opt =
+      make_options(mode, align_corners, antialias, grad_output.scalar_type(), grad_output.dim() - 2);
   auto tables =
       build_tables(opt, input_size.slice(2), grad_output.sizes().slice(2), scales, true);
   return apply_tables(grad_output, input_size, grad_output.suggest_memory_format(), tables, pass);

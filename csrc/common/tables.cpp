@@ -14,9 +14,13 @@ struct Row {
 };
 
 // Nearest: ATen cpu/UpSampleKernel.cpp HelperInterpNearest::compute_indices_weights
-// (source index scale * o, floored in float).
+// (source index scale * o, floored in float). Native's 2-D CPU kernel uses UpSample.h
+// nearest_idx instead, which special-cases out == in (copy) and out == 2 * in (o >> 1) even
+// when an explicit scale says otherwise; we follow each rank as native does.
 template <typename T>
-Row nearest_row(int64_t o, int64_t in, int64_t out, double s) {
+Row nearest_row(int64_t o, int64_t in, int64_t out, double s, int spatial_dims) {
+  if (spatial_dims == 2 && out == in) return {o, {1.0}};
+  if (spatial_dims == 2 && out == 2 * in) return {o >> 1, {1.0}};
   T scale = area_pixel_compute_scale<T>(in, out, false, s);
   T real = area_pixel_compute_source_index<T>(scale, o, /*align_corners=*/true, false);
   int64_t i = static_cast<int64_t>(floorf(static_cast<float>(real)));
@@ -74,8 +78,11 @@ Row area_row(int64_t o, int64_t in, int64_t out) {
 
 // PIL-style window (antialias and the extra filters): UpSampleKernel.cpp
 // _compute_index_ranges_weights / _compute_indices_min_size_weights_aa, PIL precompute_coeffs.
+// Like native's separable antialias kernel, an axis whose size does not change is copied,
+// whatever scale was passed.
 template <typename T>
 Row filter_row(Mode mode, bool stretch, int64_t o, int64_t in, int64_t out, bool ac, double s) {
+  if (in == out) return {o, {1.0}};
   T scale = area_pixel_compute_scale<T>(in, out, ac, s);
   const double radius = filter_radius(mode);
   const bool wide = stretch && scale >= T(1);
@@ -102,7 +109,7 @@ Row filter_row(Mode mode, bool stretch, int64_t o, int64_t in, int64_t out, bool
 template <typename T>
 Row make_row(const Options& opt, int64_t o, int64_t in, int64_t out, double s) {
   switch (opt.mode) {
-    case Mode::Nearest: return nearest_row<T>(o, in, out, s);
+    case Mode::Nearest: return nearest_row<T>(o, in, out, s, opt.spatial_dims);
     case Mode::NearestExact: return nearest_exact_row<T>(o, in, out, s);
     case Mode::Area: return area_row(o, in, out);
     case Mode::Linear:

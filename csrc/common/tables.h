@@ -32,6 +32,7 @@ struct Options {
   bool align_corners = false;
   bool antialias = false;
   bool double_math = false;  // arithmetic precision of ATen's opmath for this dtype
+  int spatial_dims = 0;      // 1, 2 or 3 (native nearest differs between them)
 };
 
 // Parses the mode string of the op schema; throws a c10::Error naming the valid modes.
