@@ -18,4 +18,9 @@ TORCH_LIBRARY(resize_ad, m) {
   m.def(
       "resize_backward(Tensor grad_output, SymInt[] input_size, str mode, bool align_corners, "
       "float[]? scales, bool antialias) -> Tensor");
+  // The fused gather (common/fused.h) on the CPU, for tests: forward, or with backward=True
+  // the transposed tables applied to a grad_output (size is then the full input size).
+  m.def(
+      "_fused_reference(Tensor x, SymInt[] size, str mode, bool align_corners, float[]? scales, "
+      "bool antialias, bool backward) -> Tensor");
 }

@@ -1,5 +1,7 @@
 #include "engine.h"
 
+#include "fused.h"
+
 #include <ATen/ATen.h>
 
 #include <algorithm>
@@ -40,7 +42,7 @@ std::vector<int64_t> physical_order(at::MemoryFormat fmt, int64_t dim) {
 
 // y = (W_1 (x) W_2 (x) ...) x, one pass per axis whose table is not the identity.
 at::Tensor apply_tables(const at::Tensor& x, at::IntArrayRef out_sizes, at::MemoryFormat fmt,
-                        const std::vector<AxisTable>& tables, AxisPass pass) {
+                        const std::vector<AxisTable>& tables, const Engines& engines) {
   at::Tensor out = at::empty(out_sizes, x.options().memory_format(fmt));
   if (out.numel() == 0) return out;
   const int64_t dim = x.dim();
@@ -69,6 +71,21 @@ at::Tensor apply_tables(const at::Tensor& x, at::IntArrayRef out_sizes, at::Memo
   if (!cur.is_contiguous()) cur = cur.contiguous();
   const at::Tensor out_phys = out.permute(perm);
   TORCH_INTERNAL_ASSERT(out_phys.is_contiguous());
+
+  if (engines.fused != nullptr && order.size() <= static_cast<size_t>(kMaxFusedAxes)) {
+    int64_t taps = 1;
+    for (size_t d : order) taps *= tables[d].K;
+    if (taps <= engines.max_fused_taps) {
+      std::vector<int64_t> fpos;
+      std::vector<const AxisTable*> ftables;
+      for (size_t d : order) {
+        fpos.push_back(pos[d]);
+        ftables.push_back(&tables[d]);
+      }
+      engines.fused(cur, out_phys, x.scalar_type(), fpos, ftables);
+      return out;
+    }
+  }
   for (size_t k = 0; k < order.size(); ++k) {
     const AxisTable& t = tables[order[k]];
     const int64_t p = pos[order[k]];
@@ -79,7 +96,7 @@ at::Tensor apply_tables(const at::Tensor& x, at::IntArrayRef out_sizes, at::Memo
     sizes[p] = t.out_size;
     at::Tensor dst = (k + 1 == order.size()) ? out_phys
                                              : at::empty(sizes, x.options().dtype(acc));
-    pass(cur, dst, x.scalar_type(), outer, inner, t);
+    engines.pass(cur, dst, x.scalar_type(), outer, inner, t);
     cur = dst;
   }
   return out;
@@ -91,6 +108,15 @@ at::Tensor resize_forward_impl(const at::Tensor& input, at::IntArrayRef output_s
                                c10::string_view mode, bool align_corners,
                                std::optional<at::ArrayRef<double>> scales, bool antialias,
                                AxisPass pass) {
+  Engines engines;
+  engines.pass = pass;
+  return resize_forward_impl(input, output_size, mode, align_corners, scales, antialias, engines);
+}
+
+at::Tensor resize_forward_impl(const at::Tensor& input, at::IntArrayRef output_size,
+                               c10::string_view mode, bool align_corners,
+                               std::optional<at::ArrayRef<double>> scales, bool antialias,
+                               const Engines& engines) {
   check_common(input, "input", output_size.size(), mode);
   for (int64_t d = 2; d < input.dim(); ++d) {
     TORCH_CHECK(input.size(d) > 0 && output_size[d - 2] > 0,
@@ -105,13 +131,23 @@ at::Tensor resize_forward_impl(const at::Tensor& input, at::IntArrayRef output_s
   at::MemoryFormat fmt = (opt.mode == Mode::Area && input.dim() == 5)
                              ? at::MemoryFormat::Contiguous
                              : input.suggest_memory_format();
-  return apply_tables(input, out_sizes, fmt, tables, pass);
+  return apply_tables(input, out_sizes, fmt, tables, engines);
 }
 
 at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef input_size,
                                 c10::string_view mode, bool align_corners,
                                 std::optional<at::ArrayRef<double>> scales, bool antialias,
                                 AxisPass pass) {
+  Engines engines;
+  engines.pass = pass;
+  return resize_backward_impl(grad_output, input_size, mode, align_corners, scales, antialias,
+                              engines);
+}
+
+at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef input_size,
+                                c10::string_view mode, bool align_corners,
+                                std::optional<at::ArrayRef<double>> scales, bool antialias,
+                                const Engines& engines) {
   TORCH_CHECK(input_size.size() == static_cast<size_t>(grad_output.dim()),
               "resize_ad: input_size has ", input_size.size(), " entries but grad_output is ",
               grad_output.dim(), "-D");
@@ -128,7 +164,8 @@ at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef i
       make_options(mode, align_corners, antialias, grad_output.scalar_type(), grad_output.dim() - 2);
   auto tables =
       build_tables(opt, input_size.slice(2), grad_output.sizes().slice(2), scales, true);
-  return apply_tables(grad_output, input_size, grad_output.suggest_memory_format(), tables, pass);
+  return apply_tables(grad_output, input_size, grad_output.suggest_memory_format(), tables,
+                      engines);
 }
 
 }  // namespace resize_ad

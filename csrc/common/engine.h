@@ -6,6 +6,7 @@
 #include <c10/util/string_view.h>
 
 #include <optional>
+#include <vector>
 
 #include "tables.h"
 
@@ -18,14 +19,38 @@ namespace resize_ad {
 using AxisPass = void (*)(const at::Tensor& src, const at::Tensor& dst, at::ScalarType orig,
                           int64_t outer, int64_t inner, const AxisTable& table);
 
+// Applies every resampled axis in one gather (fused.h): src is the input in physical order
+// (contiguous there, dtype `orig`), dst the output in physical order; pos[i] is the physical
+// position of the axis of tables[i].
+using FusedApply = void (*)(const at::Tensor& src, const at::Tensor& dst, at::ScalarType orig,
+                            const std::vector<int64_t>& pos,
+                            const std::vector<const AxisTable*>& tables);
+
+// A device's engines: the separable pass always, the fused gather optionally, used when the
+// product of the resampled axes' window widths is at most max_fused_taps (the cost model:
+// narrow windows read each input a few times from cache and skip the scratch buffers).
+struct Engines {
+  AxisPass pass = nullptr;
+  FusedApply fused = nullptr;
+  int64_t max_fused_taps = 0;
+};
+
 at::Tensor resize_forward_impl(const at::Tensor& input, at::IntArrayRef output_size,
                                c10::string_view mode, bool align_corners,
                                std::optional<at::ArrayRef<double>> scales, bool antialias,
                                AxisPass pass);
+at::Tensor resize_forward_impl(const at::Tensor& input, at::IntArrayRef output_size,
+                               c10::string_view mode, bool align_corners,
+                               std::optional<at::ArrayRef<double>> scales, bool antialias,
+                               const Engines& engines);
 
 at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef input_size,
                                 c10::string_view mode, bool align_corners,
                                 std::optional<at::ArrayRef<double>> scales, bool antialias,
                                 AxisPass pass);
+at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef input_size,
+                                c10::string_view mode, bool align_corners,
+                                std::optional<at::ArrayRef<double>> scales, bool antialias,
+                                const Engines& engines);
 
 }  // namespace resize_ad

@@ -18,8 +18,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <vector>
 
 #include "../common/engine.h"
+#include "../common/fused.h"
 
 namespace resize_ad {
 namespace {
@@ -178,6 +181,100 @@ void axis_pass_cuda(const at::Tensor& src, const at::Tensor& dst, at::ScalarType
   });
 }
 
+// The fused gather (common/fused.h): one thread per output element reads the product window
+// of every resampled axis directly from the input, skipping the scratch buffers of the
+// separable passes. The element function is the one the CPU tests run (_fused_reference).
+template <typename scalar_t, typename acc_t, typename index_t>
+__global__ void __launch_bounds__(kThreads)
+    fused_gather_kernel(const FusedPlan<acc_t> plan, const scalar_t* __restrict__ src,
+                        scalar_t* __restrict__ dst, int64_t n) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
+    dst[i] = static_cast<scalar_t>(
+        fused_gather<scalar_t, acc_t, index_t>(plan, src, static_cast<index_t>(i)));
+  }
+}
+
+// All axes' tables in one buffer and one H2D copy:
+//   [start_0, len_0, start_1, len_1, ... : int64][w_0, w_1, ... : acc_t]
+template <typename acc_t>
+at::Tensor upload_tables(const std::vector<const AxisTable*>& tables, const c10::Device& device,
+                         std::vector<int64_t>& int_offsets, std::vector<int64_t>& w_offsets) {
+  int64_t ints = 0, ws = 0;
+  for (const AxisTable* t : tables) {
+    int_offsets.push_back(ints);
+    w_offsets.push_back(ws);
+    ints += 2 * t->out_size;
+    ws += t->out_size * t->K;
+  }
+  const int64_t int_bytes = ints * static_cast<int64_t>(sizeof(int64_t));
+  at::Tensor host = at::empty({int_bytes + ws * static_cast<int64_t>(sizeof(acc_t))},
+                              at::TensorOptions().dtype(at::kByte).pinned_memory(true));
+  uint8_t* p = host.mutable_data_ptr<uint8_t>();
+  int64_t* ip = reinterpret_cast<int64_t*>(p);
+  acc_t* wp = reinterpret_cast<acc_t*>(p + int_bytes);
+  for (size_t a = 0; a < tables.size(); ++a) {
+    const AxisTable& t = *tables[a];
+    std::memcpy(ip + int_offsets[a], t.start.data(), t.out_size * sizeof(int64_t));
+    std::memcpy(ip + int_offsets[a] + t.out_size, t.len.data(), t.out_size * sizeof(int64_t));
+    for (int64_t i = 0; i < t.out_size * t.K; ++i)
+      wp[w_offsets[a] + i] = static_cast<acc_t>(t.w[i]);
+  }
+  return host.to(at::TensorOptions().device(device), /*non_blocking=*/true);
+}
+
+void fused_cuda(const at::Tensor& src, const at::Tensor& dst, at::ScalarType orig,
+                const std::vector<int64_t>& pos, const std::vector<const AxisTable*>& tables) {
+  TORCH_INTERNAL_ASSERT(src.is_cuda() && dst.device() == src.device());
+  TORCH_INTERNAL_ASSERT(src.is_contiguous() && dst.is_contiguous());
+  TORCH_INTERNAL_ASSERT(src.scalar_type() == orig && dst.scalar_type() == orig);
+  const int64_t n = dst.numel();
+  if (n == 0) return;
+  const c10::cuda::CUDAGuard guard(src.device());
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, orig, "resize_ad_fused_cuda", [&] {
+    using acc_t = at::opmath_type<scalar_t>;
+    std::vector<int64_t> int_off, w_off;
+    const at::Tensor buf = upload_tables<acc_t>(tables, src.device(), int_off, w_off);
+    const uint8_t* base = buf.const_data_ptr<uint8_t>();
+    int64_t ints = 0;
+    for (const AxisTable* t : tables) ints += 2 * t->out_size;
+    const int64_t* ip = reinterpret_cast<const int64_t*>(base);
+    const acc_t* wp = reinterpret_cast<const acc_t*>(base + ints * sizeof(int64_t));
+    std::vector<const int64_t*> starts, lens;
+    std::vector<const acc_t*> ws;
+    for (size_t a = 0; a < tables.size(); ++a) {
+      starts.push_back(ip + int_off[a]);
+      lens.push_back(ip + int_off[a] + tables[a]->out_size);
+      ws.push_back(wp + w_off[a]);
+    }
+    const auto plan =
+        make_fused_plan<acc_t>(src.sizes(), dst.sizes(), pos, tables, starts, lens, ws);
+    const dim3 grid(static_cast<unsigned>(std::min(ceil_div(n, kThreads), kMaxGridX)));
+    cudaStream_t stream = c10::cuda::getCurrentCUDAStream().stream();
+    const int64_t int32_max = std::numeric_limits<int32_t>::max();
+    if (src.numel() <= int32_max && n <= int32_max) {
+      fused_gather_kernel<scalar_t, acc_t, int32_t><<<grid, kThreads, 0, stream>>>(
+          plan, src.const_data_ptr<scalar_t>(), dst.mutable_data_ptr<scalar_t>(), n);
+    } else {
+      fused_gather_kernel<scalar_t, acc_t, int64_t><<<grid, kThreads, 0, stream>>>(
+          plan, src.const_data_ptr<scalar_t>(), dst.mutable_data_ptr<scalar_t>(), n);
+    }
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+}
+
+// Cost model: fused when the product window has at most 16 taps (nearest, linear in 1-3 D,
+// bicubic 2-D, and the transposed tables of moderate resizes); wider windows (antialias,
+// area and large downscales) go through the separable passes, whose work is a sum of widths.
+Engines cuda_engines() {
+  Engines e;
+  e.pass = axis_pass_cuda;
+  e.fused = fused_cuda;
+  e.max_fused_taps = 16;
+  return e;
+}
+
 at::Tensor resize_cuda(const at::Tensor& input, at::IntArrayRef output_size,
                        c10::string_view mode, bool align_corners,
                        std::optional<at::ArrayRef<double>> scales, bool antialias) {
@@ -185,7 +282,7 @@ at::Tensor resize_cuda(const at::Tensor& input, at::IntArrayRef output_size,
   // that they land there and the current stream is that device's.
   const c10::cuda::CUDAGuard guard(input.device());
   return resize_forward_impl(input, output_size, mode, align_corners, scales, antialias,
-                             axis_pass_cuda);
+                             cuda_engines());
 }
 
 at::Tensor resize_backward_cuda(const at::Tensor& grad_output, at::IntArrayRef input_size,
@@ -193,7 +290,7 @@ at::Tensor resize_backward_cuda(const at::Tensor& grad_output, at::IntArrayRef i
                                 std::optional<at::ArrayRef<double>> scales, bool antialias) {
   const c10::cuda::CUDAGuard guard(grad_output.device());
   return resize_backward_impl(grad_output, input_size, mode, align_corners, scales, antialias,
-                              axis_pass_cuda);
+                              cuda_engines());
 }
 
 }  // namespace
