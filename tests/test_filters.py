@@ -15,6 +15,7 @@ Measured errors against each reference are recorded in docs/filters.md.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -327,33 +328,40 @@ def test_pil(pil, case, dtype):
 # Native torch: 2-D lanczos (torch >= 2.13), and 1-D / 3-D built separably from native 2-D.
 # ---------------------------------------------------------------------------------------------
 
-_native_lanczos = True
-try:
-    F.interpolate(torch.zeros(1, 1, 4, 4), size=(2, 2), mode="lanczos", antialias=True)
-except (NotImplementedError, ValueError, RuntimeError):  # pragma: no cover - torch < 2.13
-    _native_lanczos = False
-needs_native_lanczos = pytest.mark.skipif(not _native_lanczos, reason="native lanczos needs torch >= 2.13")
+@functools.lru_cache(maxsize=None)
+def _has_native_lanczos(device="cpu"):
+    try:  # torch >= 2.13 on the CPU
+        F.interpolate(torch.zeros(1, 1, 4, 4, device=device), size=(2, 2), mode="lanczos", antialias=True)
+        return True
+    except (NotImplementedError, ValueError, RuntimeError):
+        return False
+
+
+def _need_native_lanczos(device="cpu"):
+    if not _has_native_lanczos(device):
+        pytest.skip(f"no native lanczos on {device} in torch {torch.__version__}")
+
 
 LANCZOS_NATIVE = list(filter_samples({"lanczos": (4,)}, antialias=(True,), layouts=LAYOUTS))
 
 
-@needs_native_lanczos
 @pytest.mark.parametrize("dtype", _parity.FLOATS, ids=str)
 @pytest.mark.parametrize("s", LANCZOS_NATIVE, ids=lambda s: s.id)
 def test_native_lanczos_forward(s, dtype, device):
+    _need_native_lanczos(device)
     _parity.test_forward(s, dtype, device)
 
 
-@needs_native_lanczos
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
 @pytest.mark.parametrize("s", LANCZOS_NATIVE, ids=lambda s: s.id)
 def test_native_lanczos_backward(s, dtype, device):
+    _need_native_lanczos(device)
     _parity.test_backward(s, dtype, device)
 
 
-@needs_native_lanczos
 @pytest.mark.parametrize("s", [s for s in LANCZOS_NATIVE if s.layout in ("contiguous", "channels_last")], ids=lambda s: s.id)
 def test_native_lanczos_double_backward(s, device):
+    _need_native_lanczos(device)
     _parity.test_double_backward(s, device)
 
 
@@ -391,8 +399,8 @@ SEPARABLE += [(s, "lanczos") for s in filter_samples({"lanczos": (3, 5)}, antial
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
 @pytest.mark.parametrize("s,mode2d", SEPARABLE, ids=lambda v: v.id if hasattr(v, "id") else v)
 def test_native_separable(s, mode2d, dtype):
-    if mode2d == "lanczos" and not _native_lanczos:
-        pytest.skip("native lanczos needs torch >= 2.13")
+    if mode2d == "lanczos":
+        _need_native_lanczos()
     x = s.make(dtype)
     y = ours(x, **s.kwargs)
     ref = native_separable(x, s, mode2d)
@@ -428,6 +436,34 @@ def test_half_antialias_cpu(s, dtype):
     if s.mode in ("bilinear", "bicubic", "lanczos") and s.rank == 4:
         with pytest.raises(NotImplementedError):  # what native does on the CPU
             native(x, **s.kwargs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Other devices: the same tables, so the same results as the CPU.
+# ---------------------------------------------------------------------------------------------
+
+DEVICE_CASES = list(filter_samples(layouts=("contiguous", "channels_last")))
+DEVICE_CASES += list(sample_inputs({"linear": (3,), "trilinear": (5,)}, layouts=("contiguous", "channels_last"), antialias=True))
+
+
+OTHER_DEVICES = ["cuda"] if torch.cuda.is_available() else []  # none: a single skipped test
+DEVICE_PARAMS = [pytest.param(s, dt, dev, id=f"{dev}-{s.id}-{dt}") for dev in OTHER_DEVICES for s in DEVICE_CASES
+                 for dt in (torch.float64, torch.float32, torch.float16, torch.bfloat16)]
+
+
+@pytest.mark.parametrize("s,dtype,device", DEVICE_PARAMS)
+def test_device_matches_cpu(s, dtype, device):
+    x = s.make(dtype, device, requires_grad=dtype in (torch.float64, torch.float32))
+    y = ours(x, **s.kwargs)
+    xc = x.detach().cpu().requires_grad_(x.requires_grad)
+    yc = ours(xc, **s.kwargs)
+    assert y.dtype == yc.dtype and y.shape == yc.shape
+    assert_close(y.cpu(), yc, dtype)
+    if x.requires_grad:
+        g = torch.randn(yc.shape, dtype=torch.float64, generator=torch.Generator().manual_seed(2)).to(dtype)
+        (gx,) = torch.autograd.grad(y, x, g.to(device))
+        (gxc,) = torch.autograd.grad(yc, xc, g)
+        assert_close(gx.cpu(), gxc, dtype)
 
 
 # ---------------------------------------------------------------------------------------------
