@@ -67,7 +67,9 @@ def interpolate(
     - filter modes on 3-D, 4-D and 5-D input: ``"cubic"`` (bicubic in any rank),
       ``"box"``, ``"hamming"``, ``"lanczos"`` (alias ``"lanczos3"``), ``"lanczos5"``,
       ``"mitchell"``, ``"gaussian"``. With ``antialias=True`` the filter stretches by
-      ``max(scale, 1)`` when downsampling; with ``antialias=False`` it does not.
+      ``max(scale, 1)`` when downsampling; with ``antialias=False`` it does not (so, unlike
+      native, ``"lanczos"`` also takes ``antialias=False``). An axis whose size does not
+      change is copied. Definitions, sources and measured errors: ``docs/filters.md``.
 
     Args:
         input (Tensor): the input tensor, of shape :math:`(N, C, W)`, :math:`(N, C, H, W)` or
@@ -76,7 +78,9 @@ def interpolate(
         scale_factor (float or Tuple[float]): multiplier for spatial size.
         mode (str): algorithm used for upsampling; one of :data:`MODES`. Default: ``'nearest'``
         align_corners (bool, optional): as in ``F.interpolate``; only for
-            linear/bilinear/bicubic/trilinear/cubic. Default: ``False`` for those modes.
+            linear/bilinear/bicubic/trilinear/cubic. ``"cubic"`` takes it on purpose, its table
+            being bicubic's; the other filter modes raise ``ValueError`` for ``True``.
+            Default: ``False`` for those modes.
         recompute_scale_factor (bool, optional): recompute the scale factor from the output
             size, as in ``F.interpolate``.
         antialias (bool, optional): antialias filter when downsampling. Default: ``False``

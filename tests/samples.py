@@ -21,8 +21,14 @@ NATIVE_MODE_RANKS = {
     "trilinear": (5,),
     "area": (3, 4, 5),
 }
-NO_ALIGN = ("nearest", "nearest-exact", "area")
-# Antialias as native torch has it: 2-D bilinear / bicubic.
+# resize_ad's filter modes: 3-D, 4-D and 5-D input, antialias on or off. "lanczos3" is an alias
+# of "lanczos" (tested as such, not walked twice).
+FILTER_MODE_RANKS = {m: (3, 4, 5) for m in ("cubic", "box", "hamming", "lanczos", "lanczos5", "mitchell", "gaussian")}
+# Modes without align_corners (None only). "cubic" takes it: its table is bicubic's.
+NO_ALIGN = ("nearest", "nearest-exact", "area", "box", "hamming", "lanczos", "lanczos3", "lanczos5", "mitchell",
+            "gaussian")
+# Antialias as native torch has it: 2-D bilinear / bicubic (and 2-D lanczos, antialias only, since
+# torch 2.13: see filter_samples).
 NATIVE_AA = {"bilinear": 4, "bicubic": 4}
 
 # Spatial input extents per rank; small enough for gradgradcheck in float64.
@@ -118,6 +124,13 @@ def sample_inputs(modes: Optional[dict] = None, layouts=LAYOUTS, antialias=False
 def aa_samples(layouts=LAYOUTS) -> Iterator[Sample]:
     """Native antialias cases: 2-D bilinear/bicubic, up and down."""
     return sample_inputs({m: (r,) for m, r in NATIVE_AA.items()}, layouts=layouts, antialias=True)
+
+
+def filter_samples(modes=None, antialias=(False, True), layouts=("contiguous",), specs=None) -> Iterator[Sample]:
+    """resize_ad's filter modes (FILTER_MODE_RANKS, or e.g. {"lanczos": (4,)}) x rank x
+    align_corners (cubic only) x size spec x layout x antialias."""
+    for aa in antialias:
+        yield from sample_inputs(modes or FILTER_MODE_RANKS, layouts=layouts, antialias=aa, specs=specs)
 
 
 def native_backward_not_adjoint(s: Sample) -> bool:

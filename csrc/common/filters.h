@@ -97,11 +97,11 @@ C10_HOST_DEVICE inline T filter_value(Mode mode, T x) {
     }
     case Mode::Box:  // PIL box_filter: 1 on (-0.5, 0.5]
       return (x > T(-0.5) && x <= T(0.5)) ? T(1) : T(0);
-    case Mode::Hamming: {  // PIL hamming_filter
+    case Mode::Hamming: {  // PIL hamming_filter, with its float constants 0.54f and 0.46f
       if (ax == T(0)) return T(1);
       if (ax >= T(1)) return T(0);
       T px = ax * static_cast<T>(3.14159265358979323846);
-      return sin(px) / px * (static_cast<T>(0.54) + static_cast<T>(0.46) * cos(px));
+      return sin(px) / px * (static_cast<T>(0.54f) + static_cast<T>(0.46f) * cos(px));
     }
     case Mode::Lanczos3:  // PIL lanczos_filter
       return ax < T(3) ? sinc_pi(x) * sinc_pi(x / T(3)) : T(0);

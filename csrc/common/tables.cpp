@@ -106,6 +106,24 @@ Row filter_row(Mode mode, bool stretch, int64_t o, int64_t in, int64_t out, bool
   return r;
 }
 
+// Precision of a mode's table arithmetic. The modes native torch has (linear, cubic, lanczos)
+// follow ATen's opmath type (float for float32 and the half types), so float32 results match
+// native's. The filters only PIL or TF define are computed in double for every dtype, as PIL's
+// precompute_coeffs does: in float, the support edges of box (|x| = 0.5) and gaussian
+// (|x| = 1.5) move by rounding, and a tap that PIL keeps can be dropped (or the converse).
+bool table_in_double(const Options& opt) {
+  switch (opt.mode) {
+    case Mode::Box:
+    case Mode::Hamming:
+    case Mode::Lanczos5:
+    case Mode::Mitchell:
+    case Mode::Gaussian:
+      return true;
+    default:
+      return opt.double_math;
+  }
+}
+
 template <typename T>
 Row make_row(const Options& opt, int64_t o, int64_t in, int64_t out, double s) {
   switch (opt.mode) {
@@ -151,8 +169,8 @@ AxisTable build_table(const Options& opt, int64_t in, int64_t out, double s) {
   std::vector<Row> rows;
   rows.reserve(out);
   for (int64_t o = 0; o < out; ++o)
-    rows.push_back(opt.double_math ? make_row<double>(opt, o, in, out, s)
-                                   : make_row<float>(opt, o, in, out, s));
+    rows.push_back(table_in_double(opt) ? make_row<double>(opt, o, in, out, s)
+                                        : make_row<float>(opt, o, in, out, s));
   for (const auto& r : rows) t.K = std::max<int64_t>(t.K, static_cast<int64_t>(r.w.size()));
   t.K = std::max<int64_t>(t.K, 1);
   t.start.resize(out);
