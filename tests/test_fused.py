@@ -4,9 +4,9 @@ import pytest
 import torch
 
 from helpers import assert_close
-from samples import aa_samples, sample_inputs
+from samples import aa_samples, filter_samples, sample_inputs
 
-ALL = list(sample_inputs()) + list(aa_samples())
+ALL = list(sample_inputs()) + list(aa_samples()) + list(filter_samples(layouts=("contiguous", "channels_last")))
 
 
 def _args(s, x):
