@@ -5,6 +5,7 @@ lanczos (the last two antialias-only for lanczos). resize_ad reproduces native C
 fixed-point arithmetic, so the tests ask for max |diff| <= 1 and, in fact, for exact equality;
 the fraction of differing elements is printed with ``pytest -s``.
 """
+import os
 import random
 
 import pytest
@@ -90,8 +91,9 @@ def _random_case(rng):
 
 
 def test_random_cases():
+    # RESIZE_AD_UINT8_CASES=6000 pytest tests/test_uint8.py -s -k "random or stats": a longer fuzz
     rng = random.Random(7)
-    for _ in range(400):
+    for _ in range(int(os.environ.get("RESIZE_AD_UINT8_CASES", "400"))):
         x, kw = _random_case(rng)
         _compare(x, **kw)
 
