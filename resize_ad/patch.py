@@ -27,16 +27,14 @@ _NATIVE_LANCZOS = hasattr(torch._C._nn, "_upsample_lanczos2d_aa")
 def _routed(input, mode, align_corners, antialias) -> bool:
     """True for the calls resize_ad answers; everything else goes to the original function,
     so modes resize_ad does not know (or knows with other rules) raise exactly as native."""
-    if not isinstance(mode, str):
+    if not isinstance(mode, str) or not isinstance(input, torch.Tensor):
         return False
-    if antialias is not False and not (
-        isinstance(input, torch.Tensor) and input.dim() == 4 and mode in ("bilinear", "bicubic", "lanczos")
-    ):
+    if antialias and not (input.dim() == 4 and mode in ("bilinear", "bicubic", "lanczos")):
         return False  # native's antialias rules (resize_ad.interpolate itself allows more)
     if mode in _NATIVE_MODES:
         return True
-    return (mode == "lanczos" and _NATIVE_LANCZOS and isinstance(input, torch.Tensor)
-            and input.dim() == 4 and antialias is True and not align_corners)
+    return (mode == "lanczos" and _NATIVE_LANCZOS and input.dim() == 4 and bool(antialias)
+            and not align_corners)
 
 
 def _patched_interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,

@@ -278,9 +278,9 @@ DELEGATED = [
 ]
 
 
-@pytest.mark.parametrize("shape,kw", DELEGATED, ids=str)
+@pytest.mark.parametrize("shape,kw", DELEGATED + [(None, dict(size=3, mode="bilinear"))], ids=str)
 def test_patch_unknown_modes_error_exactly_as_native(shape, kw):
-    x = torch.randn(shape)
+    x = torch.randn(shape) if shape is not None else [[1.0, 2.0]]  # None: not a tensor
     native = _outcome(lambda: NATIVE_INTERPOLATE(x, **kw))
     with resize_ad.patch():
         with OpLog() as log:
