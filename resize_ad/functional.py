@@ -30,20 +30,26 @@ def _is_integer(x) -> bool:
     return isinstance(x, numbers.Integral) or (isinstance(x, Tensor) and not x.is_floating_point())
 
 
+# uint8 as native torch has it (forward only): nearest / nearest-exact in any rank, bilinear,
+# bicubic and lanczos on 4-D input.
+_UINT8_4D_MODES = ("bilinear", "bicubic", "lanczos", "lanczos3")
+
+
 def _check_dtype(input: Tensor, mode: str, antialias: bool) -> None:
     dt = input.dtype
     if dt.is_floating_point:
         return
     if dt == torch.uint8:
-        if mode in ("nearest", "nearest-exact") or (mode in ("bilinear", "bicubic") and input.dim() == 4):
+        if mode in ("nearest", "nearest-exact") or (mode in _UINT8_4D_MODES and input.dim() == 4):
             return
         raise NotImplementedError(
-            f"resize_ad: mode '{mode}' does not support uint8 input (uint8 is supported by nearest, "
-            "nearest-exact, and 4-D bilinear/bicubic, as in native torch); convert with .float()"
+            f"resize_ad: mode '{mode}' does not support uint8 input with {input.dim()}-D input "
+            "(uint8 is supported by nearest and nearest-exact, and by 4-D bilinear, bicubic and "
+            "lanczos, as in native torch); convert with .float()"
         )
     raise NotImplementedError(
         f"resize_ad: interpolation is not implemented for dtype {dt}; use a floating point tensor "
-        "(float64, float32, float16, bfloat16), or uint8 for nearest and 2-D bilinear/bicubic"
+        "(float64, float32, float16, bfloat16), or uint8 for nearest and 2-D bilinear/bicubic/lanczos"
     )
 
 
@@ -70,6 +76,11 @@ def interpolate(
       ``max(scale, 1)`` when downsampling; with ``antialias=False`` it does not (so, unlike
       native, ``"lanczos"`` also takes ``antialias=False``). An axis whose size does not
       change is copied. Definitions, sources and measured errors: ``docs/filters.md``.
+    - ``uint8`` input (forward only) where native torch takes it: ``nearest`` and
+      ``nearest-exact`` in any rank, 4-D ``bilinear``, ``bicubic`` and ``lanczos``, with or
+      without antialias. The result equals native CPU's: the same int16 fixed-point weights,
+      one pass per axis (width first), each rounded half up and saturated to [0, 255]
+      (docs/dropin.md).
 
     Args:
         input (Tensor): the input tensor, of shape :math:`(N, C, W)`, :math:`(N, C, H, W)` or

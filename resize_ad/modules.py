@@ -8,11 +8,29 @@ from .functional import interpolate
 __all__ = ["Upsample"]
 
 
-class Upsample(nn.Module):
-    r"""See :func:`resize_ad.interpolate`; constructor and behaviour of :class:`torch.nn.Upsample`,
-    plus ``antialias`` and the extra filter modes."""
+class Upsample(nn.Upsample):
+    r"""Drop-in :class:`torch.nn.Upsample` on resize_ad's kernels (see :func:`resize_ad.interpolate`).
 
-    __constants__ = ["size", "scale_factor", "mode", "align_corners", "name", "recompute_scale_factor", "antialias"]
+    Same constructor, attributes, behaviour and ``repr`` as ``nn.Upsample`` (it is a subclass,
+    so ``isinstance(m, nn.Upsample)`` holds), plus ``antialias`` and the extra filter modes
+    (:data:`resize_ad.FILTER_MODES`). Differentiable to any order; no parameters or buffers.
+
+    Args:
+        size (int or Tuple[int, ...], optional): output spatial size.
+        scale_factor (float or Tuple[float, ...], optional): multiplier for the spatial size.
+        mode (str): one of :data:`resize_ad.MODES`. Default: ``'nearest'``
+        align_corners (bool, optional): as in ``nn.Upsample``.
+        recompute_scale_factor (bool, optional): as in ``nn.Upsample``.
+        antialias (bool): antialias filter when downsampling. Default: ``False``
+
+    Example::
+
+        >>> up = resize_ad.Upsample(scale_factor=2, mode="bilinear")
+        >>> up(torch.randn(1, 3, 8, 8)).shape
+        torch.Size([1, 3, 16, 16])
+    """
+
+    __constants__ = nn.Upsample.__constants__ + ["antialias"]
 
     def __init__(
         self,
@@ -23,16 +41,7 @@ class Upsample(nn.Module):
         recompute_scale_factor: Optional[bool] = None,
         antialias: bool = False,
     ) -> None:
-        super().__init__()
-        self.name = type(self).__name__
-        self.size = size
-        if isinstance(scale_factor, tuple):
-            self.scale_factor = tuple(float(factor) for factor in scale_factor)
-        else:
-            self.scale_factor = float(scale_factor) if scale_factor else None
-        self.mode = mode
-        self.align_corners = align_corners
-        self.recompute_scale_factor = recompute_scale_factor
+        super().__init__(size, scale_factor, mode, align_corners, recompute_scale_factor)
         self.antialias = antialias
 
     def forward(self, input: Tensor) -> Tensor:
@@ -47,17 +56,11 @@ class Upsample(nn.Module):
         )
 
     def __setstate__(self, state):
-        if "recompute_scale_factor" not in state:
-            state["recompute_scale_factor"] = True
         state.setdefault("antialias", False)
         super().__setstate__(state)
 
     def extra_repr(self) -> str:
-        if self.scale_factor is not None:
-            info = "scale_factor=" + repr(self.scale_factor)
-        else:
-            info = "size=" + repr(self.size)
-        info += ", mode=" + repr(self.mode)
+        info = super().extra_repr()
         if self.align_corners is not None:
             info += ", align_corners=" + repr(self.align_corners)
         if self.antialias:

@@ -5,20 +5,35 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace resize_ad {
 namespace {
 
-void check_common(const at::Tensor& t, const char* what, size_t expected_spatial,
-                  c10::string_view mode) {
+void check_shape(const at::Tensor& t, const char* what, size_t expected_spatial) {
   TORCH_CHECK(t.dim() >= 3 && t.dim() <= 5, "resize_ad: expected a 3-D, 4-D or 5-D ", what,
               " (N, C, spatial...), got ", t.dim(), "-D with shape ", t.sizes());
   TORCH_CHECK(static_cast<size_t>(t.dim() - 2) == expected_spatial, "resize_ad: ", what, " has ",
               t.dim() - 2, " spatial dimensions but ", expected_spatial, " sizes were given");
-  TORCH_CHECK(at::isFloatingType(t.scalar_type()),
-              "resize_ad: mode '", std::string(mode), "' supports float64, float32, float16 and "
-              "bfloat16 tensors; got ", t.scalar_type(), ". Convert the input with .float()");
+}
+
+// Floating types everywhere; uint8 forward for the modes native torch resizes uint8 with
+// (nearest, nearest-exact, bilinear, bicubic, lanczos; here in any rank). NotImplementedError otherwise,
+// as native's dtype dispatch raises.
+void check_dtype(const at::Tensor& t, c10::string_view mode, bool forward) {
+  const at::ScalarType st = t.scalar_type();
+  if (at::isFloatingType(st)) return;
+  if (st == at::kByte && forward) {
+    TORCH_CHECK_NOT_IMPLEMENTED(uint8_supported(parse_mode(std::string(mode))), "resize_ad: mode '", std::string(mode),
+                                "' does not support uint8 input (uint8 works with nearest, "
+                                "nearest-exact, linear, cubic and lanczos); convert with .float()");
+    return;
+  }
+  TORCH_CHECK_NOT_IMPLEMENTED(
+      false, "resize_ad: mode '", std::string(mode), "' supports float64, float32, float16 and "
+      "bfloat16 tensors", forward ? " (and uint8 for nearest, nearest-exact, linear, cubic and lanczos)" : "",
+      "; got ", st, ". Convert the input with .float()");
 }
 
 Options make_options(c10::string_view mode, bool align_corners, bool antialias,
@@ -27,7 +42,10 @@ Options make_options(c10::string_view mode, bool align_corners, bool antialias,
   opt.mode = parse_mode(std::string(mode));
   opt.align_corners = align_corners;
   opt.antialias = antialias;
-  opt.double_math = dtype == at::kDouble;
+  opt.uint8 = dtype == at::kByte;
+  // ATen computes uint8 bilinear/bicubic tables in double, uint8 nearest indices in float.
+  opt.double_math = dtype == at::kDouble ||
+                    (opt.uint8 && uint8_fixed_point(opt.mode));
   opt.spatial_dims = static_cast<int>(spatial_dims);
   return opt;
 }
@@ -40,39 +58,74 @@ std::vector<int64_t> physical_order(at::MemoryFormat fmt, int64_t dim) {
   return p;
 }
 
+// Largest |partial sum| a pass can reach over its rows, for input values in [0, 255].
+double u8_sum_bound(const AxisTable& t) {
+  double bound = 0.0;
+  for (int64_t o = 0; o < t.out_size; ++o) {
+    double s = 0.0;
+    for (int64_t k = 0; k < t.len[o]; ++k) s += std::abs(t.w[o * t.K + k]);
+    bound = std::max(bound, s);
+  }
+  return bound * 255.0 * std::ldexp(1.0, t.precision);
+}
+
 // y = (W_1 (x) W_2 (x) ...) x, one pass per axis whose table is not the identity.
+//
+// uint8 input runs the same device passes in float (double where a float sum of the
+// fixed-point products could be inexact), in ATen's pass order (last spatial axis first), and
+// rounds half up and saturates to [0, 255] after every pass of a fixed-point table, as ATen's
+// uint8 kernels store each pass in uint8. Everything here is device-independent ATen math.
 at::Tensor apply_tables(const at::Tensor& x, at::IntArrayRef out_sizes, at::MemoryFormat fmt,
                         const std::vector<AxisTable>& tables, const Engines& engines) {
   at::Tensor out = at::empty(out_sizes, x.options().memory_format(fmt));
   if (out.numel() == 0) return out;
   const int64_t dim = x.dim();
+  const bool u8 = x.scalar_type() == at::kByte;
   const std::vector<int64_t> perm = physical_order(fmt, dim);
   std::vector<int64_t> pos(tables.size());  // spatial axis -> position in physical order
   for (size_t d = 0; d < tables.size(); ++d)
     pos[d] = std::find(perm.begin(), perm.end(), static_cast<int64_t>(d + 2)) - perm.begin();
 
-  // Shrinking axes first: every later pass then reads and writes less.
   std::vector<size_t> order;
   for (size_t d = 0; d < tables.size(); ++d)
     if (!tables[d].identity) order.push_back(d);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return static_cast<double>(tables[a].out_size) / tables[a].in_size <
-           static_cast<double>(tables[b].out_size) / tables[b].in_size;
-  });
+  if (u8) {
+    // ATen's separable uint8 kernel: the last (contiguous) axis first, then the others inwards.
+    std::reverse(order.begin(), order.end());
+  } else {
+    // Shrinking axes first: every later pass then reads and writes less.
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return static_cast<double>(tables[a].out_size) / tables[a].in_size <
+             static_cast<double>(tables[b].out_size) / tables[b].in_size;
+    });
+  }
   if (order.empty()) {
     out.copy_(x);
     return out;
   }
 
-  const at::ScalarType acc =
+  at::ScalarType acc =
       (x.scalar_type() == at::kHalf || x.scalar_type() == at::kBFloat16) ? at::kFloat
                                                                           : x.scalar_type();
+  if (u8) {
+    // Fixed-point sums (and the +0.5 of the rounding) are exact in float while the sum's
+    // numerator over 2^precision stays below 2^23; double holds any of them exactly.
+    acc = at::kFloat;
+    for (size_t d : order)
+      if (u8_sum_bound(tables[d]) >= 8388608.0) acc = at::kDouble;
+  }
+  const at::ScalarType pass_dtype = u8 ? acc : x.scalar_type();
   at::Tensor cur = x.permute(perm);
-  if (!cur.is_contiguous()) cur = cur.contiguous();
+  if (u8) {
+    cur = at::empty(cur.sizes(), x.options().dtype(acc)).copy_(cur);
+  } else if (!cur.is_contiguous()) {
+    cur = cur.contiguous();
+  }
   const at::Tensor out_phys = out.permute(perm);
   TORCH_INTERNAL_ASSERT(out_phys.is_contiguous());
 
-  if (engines.fused != nullptr && order.size() <= static_cast<size_t>(kMaxFusedAxes)) {
+  // uint8 rounds after every pass (as native), so it never takes the fused gather.
+  if (!u8 && engines.fused != nullptr && order.size() <= static_cast<size_t>(kMaxFusedAxes)) {
     int64_t taps = 1;
     for (size_t d : order) taps *= tables[d].K;
     if (taps <= engines.max_fused_taps) {
@@ -94,11 +147,13 @@ at::Tensor apply_tables(const at::Tensor& x, at::IntArrayRef out_sizes, at::Memo
     for (int64_t i = 0; i < p; ++i) outer *= sizes[i];
     for (int64_t i = p + 1; i < dim; ++i) inner *= sizes[i];
     sizes[p] = t.out_size;
-    at::Tensor dst = (k + 1 == order.size()) ? out_phys
-                                             : at::empty(sizes, x.options().dtype(acc));
-    engines.pass(cur, dst, x.scalar_type(), outer, inner, t);
+    const bool last = k + 1 == order.size();
+    at::Tensor dst = (last && !u8) ? out_phys : at::empty(sizes, x.options().dtype(acc));
+    engines.pass(cur, dst, pass_dtype, outer, inner, t);
+    if (u8 && t.precision > 0) dst.add_(0.5).floor_().clamp_(0, 255);
     cur = dst;
   }
+  if (u8) out_phys.copy_(cur);  // integers in [0, 255]: the conversion is exact
   return out;
 }
 
@@ -117,7 +172,8 @@ at::Tensor resize_forward_impl(const at::Tensor& input, at::IntArrayRef output_s
                                c10::string_view mode, bool align_corners,
                                std::optional<at::ArrayRef<double>> scales, bool antialias,
                                const Engines& engines) {
-  check_common(input, "input", output_size.size(), mode);
+  check_shape(input, "input", output_size.size());
+  check_dtype(input, mode, /*forward=*/true);
   for (int64_t d = 2; d < input.dim(); ++d) {
     TORCH_CHECK(input.size(d) > 0 && output_size[d - 2] > 0,
                 "resize_ad: input and output spatial sizes should be greater than 0, but got "
@@ -151,7 +207,8 @@ at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef i
   TORCH_CHECK(input_size.size() == static_cast<size_t>(grad_output.dim()),
               "resize_ad: input_size has ", input_size.size(), " entries but grad_output is ",
               grad_output.dim(), "-D");
-  check_common(grad_output, "grad_output", input_size.size() - 2, mode);
+  check_shape(grad_output, "grad_output", input_size.size() - 2);
+  check_dtype(grad_output, mode, /*forward=*/false);
   TORCH_CHECK(grad_output.size(0) == input_size[0] && grad_output.size(1) == input_size[1],
               "resize_ad: grad_output batch and channel sizes ", grad_output.sizes().slice(0, 2),
               " do not match input_size ", input_size.slice(0, 2));

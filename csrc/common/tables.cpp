@@ -11,6 +11,7 @@ namespace {
 struct Row {
   int64_t start;
   std::vector<double> w;
+  double wmax = -1.0;  // uint8 tables: the value ATen's int16 precision is derived from
 };
 
 // Nearest: ATen cpu/UpSampleKernel.cpp HelperInterpNearest::compute_indices_weights
@@ -67,6 +68,79 @@ Row cubic_row(int64_t o, int64_t in, int64_t out, bool ac, double s) {
   Row r{lo, std::vector<double>(hi - lo + 1, 0.0)};
   for (int j = 0; j < 4; ++j) r.w[clampi(i - 1 + j) - lo] += static_cast<double>(c[j]);
   return r;
+}
+
+// uint8 bilinear / bicubic without antialias: UpSampleKernel.cpp
+// HelperInterpBase::_compute_indices_min_size_weights with scalar_t = double. The weights of
+// taps outside the input are accumulated onto the border pixels (as the float path's clamped
+// indices do), and the running maximum of the accumulated weights is what ATen derives the
+// int16 precision of the axis from.
+double u8_filter(Mode mode, double x) {
+  x = std::abs(x);
+  if (mode == Mode::Linear) return x < 1.0 ? 1.0 - x : 0.0;
+  const double a = -0.75;  // aa_filter<double, use_keys_cubic=false>
+  if (x < 1.0) return cubic_convolution1<double>(x, a);
+  if (x < 2.0) return cubic_convolution2<double>(x, a);
+  return 0.0;
+}
+
+Row u8_row(Mode mode, int64_t o, int64_t in, int64_t out, bool ac, double s) {
+  const bool cubic = mode == Mode::Cubic;
+  const int64_t interp = cubic ? 4 : 2;
+  const double scale = area_pixel_compute_scale<double>(in, out, ac, s);
+  const double real = area_pixel_compute_source_index<double>(scale, o, ac, cubic);
+  int64_t index;
+  double lambda;
+  guard_index_and_lambda(real, in, index, lambda);
+  const int64_t support = interp / 2;
+  const int64_t umin = index - support + 1, umax = index + support + 1;
+  const int64_t xmin = std::max<int64_t>(umin, 0);
+  const int64_t xsize = std::clamp<int64_t>(std::min<int64_t>(umax, in) - xmin, 0, interp);
+  std::vector<double> w(interp, 0.0);
+  double wmax = 0.0;
+  int64_t wi = 0;
+  for (int64_t j = 0; j < interp; ++j) {
+    const double v = u8_filter(mode, static_cast<double>(j + 1 - support) - lambda);
+    if (umin + j <= 0) {
+      wi = 0;
+    } else if (umin + j >= in - 1) {
+      wi = xsize - 1;
+    }
+    w[wi] += v;
+    wmax = std::max(wmax, w[wi]);
+    ++wi;
+  }
+  w.resize(xsize);
+  return {xmin, std::move(w), wmax};
+}
+
+// ATen _compute_index_ranges_int16_weights: the largest precision p (< 22) with
+// round(wmax * 2^(p + 1)) < 2^15, each weight rounded half away from zero to an int16 n, so
+// the weight is n / 2^p (exact in float and double).
+int quantize_u8(std::vector<Row>& rows) {
+  double wmax = 0.0;
+  for (const auto& r : rows) {
+    double m = r.wmax;
+    if (m < 0) {
+      m = 0.0;
+      for (double v : r.w) m = std::max(m, v);
+    }
+    wmax = std::max(wmax, m);
+  }
+  int p = 0;
+  for (p = 0; p < 22; ++p) {
+    const int next = static_cast<int>(0.5 + wmax * (1 << (p + 1)));
+    if (next >= (1 << 15)) break;
+  }
+  const double one = static_cast<double>(1 << p);
+  for (auto& r : rows) {
+    for (double& w : r.w) {
+      const double v = w * one;
+      const int n = v < 0 ? static_cast<int>(-0.5 + v) : static_cast<int>(0.5 + v);
+      w = static_cast<double>(static_cast<int16_t>(n)) / one;
+    }
+  }
+  return std::max(p, 1);
 }
 
 // Area: adaptive average pooling bins [floor(o*I/O), ceil((o+1)*I/O)).
@@ -126,6 +200,11 @@ bool table_in_double(const Options& opt) {
 
 template <typename T>
 Row make_row(const Options& opt, int64_t o, int64_t in, int64_t out, double s) {
+  if (opt.uint8 && (opt.mode == Mode::Linear || opt.mode == Mode::Cubic) && !opt.antialias) {
+    // ATen's separable uint8 kernel copies an axis whose size does not change.
+    if (in == out) return {o, {1.0}};
+    return u8_row(opt.mode, o, in, out, opt.align_corners, s);
+  }
   switch (opt.mode) {
     case Mode::Nearest: return nearest_row<T>(o, in, out, s, opt.spatial_dims);
     case Mode::NearestExact: return nearest_exact_row<T>(o, in, out, s);
@@ -171,6 +250,8 @@ AxisTable build_table(const Options& opt, int64_t in, int64_t out, double s) {
   for (int64_t o = 0; o < out; ++o)
     rows.push_back(table_in_double(opt) ? make_row<double>(opt, o, in, out, s)
                                         : make_row<float>(opt, o, in, out, s));
+  if (opt.uint8 && uint8_fixed_point(opt.mode))
+    t.precision = quantize_u8(rows);
   for (const auto& r : rows) t.K = std::max<int64_t>(t.K, static_cast<int64_t>(r.w.size()));
   t.K = std::max<int64_t>(t.K, 1);
   t.start.resize(out);
@@ -193,6 +274,7 @@ AxisTable transpose(const AxisTable& t) {
   r.in_size = t.out_size;
   r.out_size = t.in_size;
   r.identity = t.identity;
+  r.precision = t.precision;
   std::vector<int64_t> first(t.in_size, -1), last(t.in_size, -2);
   for (int64_t o = 0; o < t.out_size; ++o) {
     for (int64_t k = 0; k < t.len[o]; ++k) {

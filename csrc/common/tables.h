@@ -25,6 +25,10 @@ struct AxisTable {
   std::vector<int64_t> len;     // [out_size]
   std::vector<double> w;        // [out_size * K]
   bool identity = false;        // row o is exactly x[o] * 1
+  // uint8 bilinear/bicubic: the weights are ATen's int16 fixed-point weights n / 2^precision
+  // (exact in float and double), and every pass rounds half up and saturates to [0, 255].
+  // 0 for every other table.
+  int precision = 0;
 };
 
 struct Options {
@@ -33,7 +37,20 @@ struct Options {
   bool antialias = false;
   bool double_math = false;  // arithmetic precision of ATen's opmath for this dtype
   int spatial_dims = 0;      // 1, 2 or 3 (native nearest differs between them)
+  // uint8 input: linear and cubic build ATen's uint8 tables (UpSampleKernel.cpp
+  // _compute_index_ranges_int16_weights: double math, an axis whose size does not change is
+  // skipped, weights quantised to int16); nearest tables are the float ones.
+  bool uint8 = false;
 };
+
+// Modes with a uint8 forward, as native torch has them: nearest and nearest-exact copy
+// elements; linear, cubic and lanczos run ATen's int16 fixed-point arithmetic.
+inline bool uint8_fixed_point(Mode m) {
+  return m == Mode::Linear || m == Mode::Cubic || m == Mode::Lanczos3;
+}
+inline bool uint8_supported(Mode m) {
+  return m == Mode::Nearest || m == Mode::NearestExact || uint8_fixed_point(m);
+}
 
 // Parses the mode string of the op schema; throws a c10::Error naming the valid modes.
 Mode parse_mode(const std::string& mode);
