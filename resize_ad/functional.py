@@ -219,7 +219,33 @@ def interpolate(
     if scale_factors is not None:
         output_size = [torch.sym_int(input.size(i + 2) * scale_factors[i]) for i in range(dim)]
         _check_sizes(input, output_size, None, mode)
+        if mode == "nearest":
+            scale_factors = _nearest_scales(input, output_size, scale_factors)
     return _resize(input, list(output_size), mode, bool(align_corners), scale_factors, bool(antialias))
+
+
+def _nearest_scales(input: Tensor, output_size, scale_factors):
+    """The scales native's nearest kernel really uses on input's device.
+
+    Native CPU runs 2-D nearest through its channels-last kernel when the input is channels_last
+    with C > 3 or the output is small (out_h + out_w <= 128), and 3-D nearest when the input is
+    channels_last_3d with C > 3 (UpSampleKernel.cpp _use_vectorized_kernel_cond_2d/3d). That
+    kernel's index (UpSample.h nearest_idx) copies an axis with output == input and halves one
+    with output == 2 * input, ignoring the scale: the floor(o * scale) rule of the other kernels
+    with the scale absent. Native CUDA always floors with the scale. The decision is made once
+    here, so the backward (which gets the same scales) stays the exact adjoint."""
+    if input.device.type != "cpu" or input.dim() == 3:
+        return scale_factors
+    c = input.shape[1]
+    if input.dim() == 4:
+        cl = input.is_contiguous(memory_format=torch.channels_last)
+        use_idx = (cl and _definitely(c > 3)) or _definitely(output_size[0] + output_size[1] <= 128)
+    else:
+        use_idx = input.is_contiguous(memory_format=torch.channels_last_3d) and _definitely(c > 3)
+    if not use_idx:
+        return scale_factors
+    return [0.0 if _definitely(o == i) or _definitely(o == 2 * i) else s
+            for s, i, o in zip(scale_factors, input.shape[2:], output_size)]
 
 
 def _check_sizes(input: Tensor, output_size, scale_factors, mode) -> None:

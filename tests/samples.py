@@ -133,18 +133,32 @@ def filter_samples(modes=None, antialias=(False, True), layouts=("contiguous",),
         yield from sample_inputs(modes or FILTER_MODE_RANKS, layouts=layouts, antialias=aa, specs=specs)
 
 
-def native_backward_not_adjoint(s: Sample) -> bool:
+def native_backward_not_adjoint(s: Sample, x=None) -> bool:
     """Cases where native's backward is not the adjoint of native's forward; ours always is,
     and the tests check it by the adjoint identity against native's forward instead.
 
-    - nearest, 1-D/3-D: the backward (UpSample.h nearest_idx) special-cases output == input and
-      output == 2 * input, the forward (floor(o * scale)) does not, so with an explicit scale
-      that is not exactly input/output the two disagree;
+    - nearest on the CPU: the backward (UpSample.h nearest_idx) copies an axis with output ==
+      input and halves one with output == 2 * input whatever the scale; the forward does so
+      only in its channels-last kernel (2-D: channels_last with C > 3, or out_h + out_w <= 128;
+      3-D: channels_last_3d with C > 3), elsewhere it floors o * scale, so with an explicit
+      scale that is not exactly input/output the two disagree (x decides the kernel);
     - antialias: the separable forward copies an axis whose size does not change, the backward
       applies the scale's filter to it anyway.
     """
     if "scale_factor" not in s.kwargs or s.kwargs.get("recompute_scale_factor"):
         return False
+    sf = s.kwargs["scale_factor"]
+    sfs = list(sf) if isinstance(sf, tuple) else [sf] * (s.rank - 2)
+    outs = [int(i * f) for i, f in zip(s.in_spatial, sfs)]
+    if s.mode == "nearest" and (x is None or x.device.type == "cpu"):
+        from resize_ad.functional import _nearest_scales
+        used = _nearest_scales(x if x is not None else s.make(), outs, sfs)
+        for i, f, o, u in zip(s.in_spatial, sfs, outs, used):
+            if o in (i, 2 * i) and 1.0 / f != i / o and u != 0.0:
+                return True
+    if s.kwargs.get("antialias"):
+        return any(o == i and f != 1.0 for i, f, o in zip(s.in_spatial, sfs, outs))
+    return False
     sf = s.kwargs["scale_factor"]
     sfs = sf if isinstance(sf, tuple) else (sf,) * (s.rank - 2)
     for i, f in zip(s.in_spatial, sfs):

@@ -15,15 +15,8 @@ ALL = list(sample_inputs()) + list(aa_samples())
 
 
 def _reference(s, x):
-    """Native CUDA, except where native's CUDA and CPU kernels disagree with each other (2-D
-    nearest with an explicit scale and output == input or 2 * input: the CPU kernel copies /
-    halves the index, the CUDA kernel floors o * scale). resize_ad follows native CPU on every
-    device, so that its devices agree."""
-    ref = native(x, **s.kwargs)
-    ref_cpu = native(x.cpu(), **s.kwargs)
-    if not torch.allclose(ref.cpu().double(), ref_cpu.double(), atol=1e-3, rtol=1e-3):
-        return ref_cpu.to(x.device)
-    return ref
+    """Native CUDA (its nearest always floors o * scale; resize_ad follows each device's rule)."""
+    return native(x, **s.kwargs)
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32, torch.float16, torch.bfloat16], ids=str)
@@ -47,7 +40,7 @@ def test_backward_matches_native_cuda(s, dtype):
     xr = x.detach().clone().requires_grad_(True)
     yr = native(xr, **s.kwargs)
     (gr,) = torch.autograd.grad(yr, xr, g)
-    if native_backward_not_adjoint(s) or not torch.allclose(yr.detach(), _reference(s, x.detach()), atol=1e-3):
+    if native_backward_not_adjoint(s, x):
         # ours is the adjoint of its forward: check <F x', g> == <x', B g>
         xp = torch.randn_like(x)
         torch.testing.assert_close((_reference(s, xp).double() * g.double()).sum(), (xp.double() * gx.double()).sum(), **TOL[dtype])

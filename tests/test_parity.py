@@ -37,7 +37,7 @@ def test_backward(s, dtype, device):
     y = ours(x, **s.kwargs)
     g = torch.randn(y.shape, dtype=torch.float64, generator=torch.Generator().manual_seed(1)).to(dtype=dtype, device=device)
     (gx,) = torch.autograd.grad(y, x, g)
-    if native_backward_not_adjoint(s):
+    if native_backward_not_adjoint(s, x):
         # native's backward is not its forward's adjoint here; ours must be
         xr = torch.randn(x.shape, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
         xr = xr.to(dtype=dtype, device=device)
@@ -67,8 +67,35 @@ def test_double_backward(s, device):
         (gx,) = torch.autograd.grad(y, x, g, create_graph=True)
         (gg,) = torch.autograd.grad(gx, g, v)
         results.append(gg)
-    if native_backward_not_adjoint(s):
+    if native_backward_not_adjoint(s, x):
         # ours equals our forward (the exact derivative of a linear backward)
         assert_close(results[0], ours(v, **s.kwargs), dtype)
         return
     assert_close(results[0], results[1], dtype)
+
+
+@pytest.mark.parametrize("shape,fmt,sf", [
+    ((1, 1, 70, 70), None, (1.01, 2.03)),                   # generic kernel: floor(o * scale)
+    ((2, 3, 70, 66), torch.channels_last, (1.01, 1.0)),     # channels_last but C <= 3: generic
+    ((1, 4, 70, 70), torch.channels_last, (1.01, 2.01)),    # channels-last kernel: nearest_idx
+    ((2, 5, 12, 9), None, (1.05, 2.04)),                    # small output: nearest_idx
+    ((1, 4, 9, 10, 7), torch.channels_last_3d, (1.05, 2.04, 1.1)),
+    ((1, 3, 9, 10, 7), torch.channels_last_3d, (1.05, 2.04, 1.1)),
+    ((1, 2, 35), None, (2.01,)),
+])
+def test_nearest_follows_native_kernel_choice(shape, fmt, sf, device):
+    """Native picks nearest's index rule by kernel (layout, channels, output size): ours follows
+    it in the forward, and its backward is the forward's adjoint."""
+    x = torch.randn(shape, dtype=torch.float32, device=device)
+    if fmt is not None:
+        x = x.contiguous(memory_format=fmt)
+    kw = dict(scale_factor=sf, mode="nearest")
+    y = ours(x, **kw)
+    assert torch.equal(y, native(x, **kw))
+    # the adjoint identity in float64 (same layout, so the same kernel choice)
+    xr = x.detach().double().requires_grad_(True)
+    g = torch.randn(y.shape, dtype=torch.float64, device=device)
+    (gx,) = torch.autograd.grad(ours(xr, **kw), xr, g)
+    xp = torch.randn_like(xr)
+    assert xp.stride() == xr.stride()
+    torch.testing.assert_close((native(xp, **kw) * g).sum(), (xp * gx).sum())

@@ -37,7 +37,7 @@ void check_dtype(const at::Tensor& t, c10::string_view mode, bool forward) {
 }
 
 Options make_options(c10::string_view mode, bool align_corners, bool antialias,
-                     at::ScalarType dtype, int64_t spatial_dims) {
+                     at::ScalarType dtype) {
   Options opt;
   opt.mode = parse_mode(std::string(mode));
   opt.align_corners = align_corners;
@@ -46,7 +46,6 @@ Options make_options(c10::string_view mode, bool align_corners, bool antialias,
   // ATen computes uint8 bilinear/bicubic tables in double, uint8 nearest indices in float.
   opt.double_math = dtype == at::kDouble ||
                     (opt.uint8 && uint8_fixed_point(opt.mode));
-  opt.spatial_dims = static_cast<int>(spatial_dims);
   return opt;
 }
 
@@ -179,7 +178,7 @@ at::Tensor resize_forward_impl(const at::Tensor& input, at::IntArrayRef output_s
                 "resize_ad: input and output spatial sizes should be greater than 0, but got "
                 "input ", input.sizes().slice(2), " and output ", output_size);
   }
-  Options opt = make_options(mode, align_corners, antialias, input.scalar_type(), input.dim() - 2);
+  Options opt = make_options(mode, align_corners, antialias, input.scalar_type());
   auto tables = build_tables(opt, input.sizes().slice(2), output_size, scales, false);
   std::vector<int64_t> out_sizes{input.size(0), input.size(1)};
   out_sizes.insert(out_sizes.end(), output_size.begin(), output_size.end());
@@ -218,7 +217,7 @@ at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef i
                 "input ", input_size.slice(2), " and grad_output ", grad_output.sizes().slice(2));
   }
   Options opt =
-      make_options(mode, align_corners, antialias, grad_output.scalar_type(), grad_output.dim() - 2);
+      make_options(mode, align_corners, antialias, grad_output.scalar_type());
   auto tables =
       build_tables(opt, input_size.slice(2), grad_output.sizes().slice(2), scales, true);
   return apply_tables(grad_output, input_size, grad_output.suggest_memory_format(), tables,

@@ -15,13 +15,12 @@ struct Row {
 };
 
 // Nearest: ATen cpu/UpSampleKernel.cpp HelperInterpNearest::compute_indices_weights
-// (source index scale * o, floored in float). Native's 2-D CPU kernel uses UpSample.h
-// nearest_idx instead, which special-cases out == in (copy) and out == 2 * in (o >> 1) even
-// when an explicit scale says otherwise; we follow each rank as native does.
+// (source index scale * o, floored in float). Native's channels-last CPU kernel uses
+// UpSample.h nearest_idx instead, which copies when out == in and halves when out == 2 * in
+// whatever the scale: that is this formula with the scale absent, and resize_ad.interpolate
+// drops the scale of those axes when native would (functional._nearest_scales).
 template <typename T>
-Row nearest_row(int64_t o, int64_t in, int64_t out, double s, int spatial_dims) {
-  if (spatial_dims == 2 && out == in) return {o, {1.0}};
-  if (spatial_dims == 2 && out == 2 * in) return {o >> 1, {1.0}};
+Row nearest_row(int64_t o, int64_t in, int64_t out, double s) {
   T scale = area_pixel_compute_scale<T>(in, out, false, s);
   T real = area_pixel_compute_source_index<T>(scale, o, /*align_corners=*/true, false);
   int64_t i = static_cast<int64_t>(floorf(static_cast<float>(real)));
@@ -206,7 +205,7 @@ Row make_row(const Options& opt, int64_t o, int64_t in, int64_t out, double s) {
     return u8_row(opt.mode, o, in, out, opt.align_corners, s);
   }
   switch (opt.mode) {
-    case Mode::Nearest: return nearest_row<T>(o, in, out, s, opt.spatial_dims);
+    case Mode::Nearest: return nearest_row<T>(o, in, out, s);
     case Mode::NearestExact: return nearest_exact_row<T>(o, in, out, s);
     case Mode::Area: return area_row(o, in, out);
     case Mode::Linear:

@@ -36,7 +36,6 @@ struct Options {
   bool align_corners = false;
   bool antialias = false;
   bool double_math = false;  // arithmetic precision of ATen's opmath for this dtype
-  int spatial_dims = 0;      // 1, 2 or 3 (native nearest differs between them)
   // uint8 input: linear and cubic build ATen's uint8 tables (UpSampleKernel.cpp
   // _compute_index_ranges_int16_weights: double math, an axis whose size does not change is
   // skipped, weights quantised to int16); nearest tables are the float ones.
