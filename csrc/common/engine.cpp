@@ -38,11 +38,11 @@ std::vector<int64_t> physical_order(at::MemoryFormat fmt, int64_t dim) {
   return p;
 }
 
-// y = (W_1 (x) W_2 (x) ...) x, one pass per axis whose table is not the identity.
-at::Tensor apply_tables(const at::Tensor& x, at::IntArrayRef out_sizes, at::MemoryFormat fmt,
-                        const std::vector<AxisTable>& tables, AxisPass pass) {
-  at::Tensor out = at::empty(out_sizes, x.options().memory_format(fmt));
-  if (out.numel() == 0) return out;
+// out = (W_1 (x) W_2 (x) ...) x, one pass per axis whose table is not the identity. `out` is
+// allocated by the caller (before the tables, so that an impossible output size fails first,
+// and cheaply) in memory format `fmt`.
+void apply_tables(const at::Tensor& x, const at::Tensor& out, at::MemoryFormat fmt,
+                  const std::vector<AxisTable>& tables, AxisPass pass) {
   const int64_t dim = x.dim();
   const std::vector<int64_t> perm = physical_order(fmt, dim);
   std::vector<int64_t> pos(tables.size());  // spatial axis -> position in physical order
@@ -59,7 +59,7 @@ at::Tensor apply_tables(const at::Tensor& x, at::IntArrayRef out_sizes, at::Memo
   });
   if (order.empty()) {
     out.copy_(x);
-    return out;
+    return;
   }
 
   const at::ScalarType acc =
@@ -82,7 +82,6 @@ at::Tensor apply_tables(const at::Tensor& x, at::IntArrayRef out_sizes, at::Memo
     pass(cur, dst, x.scalar_type(), outer, inner, t);
     cur = dst;
   }
-  return out;
 }
 
 }  // namespace
@@ -92,20 +91,25 @@ at::Tensor resize_forward_impl(const at::Tensor& input, at::IntArrayRef output_s
                                std::optional<at::ArrayRef<double>> scales, bool antialias,
                                AxisPass pass) {
   check_common(input, "input", output_size.size(), mode);
+  Options opt = make_options(mode, align_corners, antialias, input.scalar_type(), input.dim() - 2);
+  // Area is adaptive average pooling, which (as native's) allows an empty output.
+  const bool allow_empty_out = opt.mode == Mode::Area;
   for (int64_t d = 2; d < input.dim(); ++d) {
-    TORCH_CHECK(input.size(d) > 0 && output_size[d - 2] > 0,
+    TORCH_CHECK(input.size(d) > 0 && (output_size[d - 2] > 0 || (allow_empty_out && output_size[d - 2] == 0)),
                 "resize_ad: input and output spatial sizes should be greater than 0, but got "
                 "input ", input.sizes().slice(2), " and output ", output_size);
   }
-  Options opt = make_options(mode, align_corners, antialias, input.scalar_type(), input.dim() - 2);
-  auto tables = build_tables(opt, input.sizes().slice(2), output_size, scales, false);
   std::vector<int64_t> out_sizes{input.size(0), input.size(1)};
   out_sizes.insert(out_sizes.end(), output_size.begin(), output_size.end());
   // Native's adaptive_avg_pool3d (area, 3-D) returns contiguous output for any input layout.
   at::MemoryFormat fmt = (opt.mode == Mode::Area && input.dim() == 5)
                              ? at::MemoryFormat::Contiguous
                              : input.suggest_memory_format();
-  return apply_tables(input, out_sizes, fmt, tables, pass);
+  at::Tensor out = at::empty(out_sizes, input.options().memory_format(fmt));
+  if (out.numel() == 0) return out;
+  auto tables = build_tables(opt, input.sizes().slice(2), output_size, scales, false);
+  apply_tables(input, out, fmt, tables, pass);
+  return out;
 }
 
 at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef input_size,
@@ -119,16 +123,22 @@ at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef i
   TORCH_CHECK(grad_output.size(0) == input_size[0] && grad_output.size(1) == input_size[1],
               "resize_ad: grad_output batch and channel sizes ", grad_output.sizes().slice(0, 2),
               " do not match input_size ", input_size.slice(0, 2));
+  Options opt =
+      make_options(mode, align_corners, antialias, grad_output.scalar_type(), grad_output.dim() - 2);
+  const bool allow_empty_out = opt.mode == Mode::Area;
   for (int64_t d = 2; d < grad_output.dim(); ++d) {
-    TORCH_CHECK(input_size[d] > 0 && grad_output.size(d) > 0,
+    TORCH_CHECK(input_size[d] > 0 && (grad_output.size(d) > 0 || (allow_empty_out && grad_output.size(d) == 0)),
                 "resize_ad: input and output spatial sizes should be greater than 0, but got "
                 "input ", input_size.slice(2), " and grad_output ", grad_output.sizes().slice(2));
   }
-  Options opt =
-      make_options(mode, align_corners, antialias, grad_output.scalar_type(), grad_output.dim() - 2);
+  const at::MemoryFormat fmt = grad_output.suggest_memory_format();
+  at::Tensor grad_input = at::empty(input_size, grad_output.options().memory_format(fmt));
+  if (grad_input.numel() == 0) return grad_input;
+  if (grad_output.numel() == 0) return grad_input.zero_();  // an empty output reads nothing
   auto tables =
       build_tables(opt, input_size.slice(2), grad_output.sizes().slice(2), scales, true);
-  return apply_tables(grad_output, input_size, grad_output.suggest_memory_format(), tables, pass);
+  apply_tables(grad_output, grad_input, fmt, tables, pass);
+  return grad_input;
 }
 
 }  // namespace resize_ad

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <new>
+#include <stdexcept>
 
 namespace resize_ad {
 namespace {
@@ -69,10 +71,12 @@ Row cubic_row(int64_t o, int64_t in, int64_t out, bool ac, double s) {
   return r;
 }
 
-// Area: adaptive average pooling bins [floor(o*I/O), ceil((o+1)*I/O)).
+// Area: adaptive average pooling bins [floor(o*I/O), ceil((o+1)*I/O)). The products are taken
+// in 128 bits: o * I overflows int64 once I * O > 2^63.
 Row area_row(int64_t o, int64_t in, int64_t out) {
-  int64_t a = (o * in) / out;
-  int64_t b = ((o + 1) * in + out - 1) / out;
+  using wide = __int128;
+  const int64_t a = static_cast<int64_t>(static_cast<wide>(o) * in / out);
+  const int64_t b = static_cast<int64_t>((static_cast<wide>(o + 1) * in + out - 1) / out);
   return {a, std::vector<double>(b - a, 1.0 / static_cast<double>(b - a))};
 }
 
@@ -123,6 +127,18 @@ Row make_row(const Options& opt, int64_t o, int64_t in, int64_t out, double s) {
   }
 }
 
+// Drops the exact-zero weights at both ends of a row. A weight of exactly 0 means the output
+// does not depend on that input, and the kernels skip zero weights anyway (an inf there must
+// not turn into 0 * inf = NaN); trimming just saves the reads.
+void trim_zeros(Row& r, int64_t in) {
+  size_t lo = 0, hi = r.w.size();
+  while (lo < hi && r.w[lo] == 0.0) ++lo;
+  while (hi > lo && r.w[hi - 1] == 0.0) --hi;
+  if (lo == 0 && hi == r.w.size()) return;
+  r.start = std::min<int64_t>(r.start + static_cast<int64_t>(lo), in - 1);
+  r.w = std::vector<double>(r.w.begin() + lo, r.w.begin() + hi);
+}
+
 }  // namespace
 
 Mode parse_mode(const std::string& m) {
@@ -137,7 +153,7 @@ Mode parse_mode(const std::string& m) {
   if (m == "lanczos5") return Mode::Lanczos5;
   if (m == "mitchell") return Mode::Mitchell;
   if (m == "gaussian") return Mode::Gaussian;
-  TORCH_CHECK_VALUE(false, "resize_ad: unknown mode '", m,
+  TORCH_CHECK(false, "resize_ad: unknown mode '", m,
                     "'; use one of nearest, nearest-exact, linear, bilinear, trilinear, bicubic, "
                     "cubic, area, box, hamming, lanczos, lanczos3, lanczos5, mitchell, gaussian");
 }
@@ -148,23 +164,28 @@ AxisTable build_table(const Options& opt, int64_t in, int64_t out, double s) {
   AxisTable t;
   t.in_size = in;
   t.out_size = out;
-  std::vector<Row> rows;
-  rows.reserve(out);
-  for (int64_t o = 0; o < out; ++o)
-    rows.push_back(opt.double_math ? make_row<double>(opt, o, in, out, s)
-                                   : make_row<float>(opt, o, in, out, s));
-  for (const auto& r : rows) t.K = std::max<int64_t>(t.K, static_cast<int64_t>(r.w.size()));
-  t.K = std::max<int64_t>(t.K, 1);
+  // Rows are computed one at a time into flat storage (weights back to back), then padded to
+  // the widest row K: no per-row heap blocks, so a long axis costs ~ (16 + 8 K) bytes per row.
   t.start.resize(out);
   t.len.resize(out);
-  t.w.assign(out * t.K, 0.0);
-  bool identity = in == out;
+  std::vector<double> flat;
+  flat.reserve(static_cast<size_t>(out));
   for (int64_t o = 0; o < out; ++o) {
-    const Row& r = rows[o];
+    Row r = opt.double_math ? make_row<double>(opt, o, in, out, s) : make_row<float>(opt, o, in, out, s);
+    trim_zeros(r, in);
     t.start[o] = r.start;
     t.len[o] = static_cast<int64_t>(r.w.size());
-    std::copy(r.w.begin(), r.w.end(), t.w.begin() + o * t.K);
-    identity = identity && t.len[o] == 1 && r.start == o && r.w[0] == 1.0;
+    t.K = std::max<int64_t>(t.K, t.len[o]);
+    flat.insert(flat.end(), r.w.begin(), r.w.end());
+  }
+  t.K = std::max<int64_t>(t.K, 1);
+  t.w.assign(static_cast<size_t>(out * t.K), 0.0);
+  bool identity = in == out;
+  size_t off = 0;
+  for (int64_t o = 0; o < out; ++o) {
+    std::copy(flat.begin() + off, flat.begin() + off + t.len[o], t.w.begin() + o * t.K);
+    identity = identity && t.len[o] == 1 && t.start[o] == o && flat[off] == 1.0;
+    off += static_cast<size_t>(t.len[o]);
   }
   t.identity = identity;
   return t;
@@ -209,12 +230,27 @@ std::vector<AxisTable> build_tables(const Options& opt, c10::IntArrayRef in_spat
   if (scales.has_value()) {
     TORCH_CHECK(scales->size() == in_spatial.size(), "resize_ad: expected ", in_spatial.size(),
                 " scales (one per spatial dimension), got ", scales->size());
+    for (double s : *scales) {
+      TORCH_CHECK(std::isfinite(s), "resize_ad: scales must be finite (non-positive entries mean "
+                  "'absent'), got ", *scales);
+    }
   }
   std::vector<AxisTable> tables;
   for (size_t d = 0; d < in_spatial.size(); ++d) {
     double s = scales.has_value() ? (*scales)[d] : 0.0;
-    AxisTable t = build_table(opt, in_spatial[d], out_spatial[d], s);
-    tables.push_back(transposed ? transpose(t) : std::move(t));
+    // A table costs ~ (16 + 8 K) bytes per output row of its axis (K = taps per row). Running out
+    // of memory here is reported like an allocation failure of the output: a RuntimeError.
+    try {
+      AxisTable t = build_table(opt, in_spatial[d], out_spatial[d], s);
+      tables.push_back(transposed ? transpose(t) : std::move(t));
+    } catch (const std::bad_alloc&) {
+      TORCH_CHECK(false, "resize_ad: out of memory building the weight table of spatial axis ", d,
+                  " (", in_spatial[d], " -> ", out_spatial[d], " samples; about 16 + 8 * taps "
+                  "bytes per sample of the longer side). Resize along this axis in pieces.");
+    } catch (const std::length_error&) {
+      TORCH_CHECK(false, "resize_ad: the weight table of spatial axis ", d, " (", in_spatial[d],
+                  " -> ", out_spatial[d], " samples) is too large to allocate");
+    }
   }
   return tables;
 }
