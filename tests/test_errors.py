@@ -442,6 +442,18 @@ def test_op_level_empty_outputs():
     assert gx.shape == (1, 2, 5, 6) and not gx.any()
 
 
+@pytest.mark.parametrize("call", [
+    lambda: resize_ad.interpolate(torch.zeros(1, 1, 1, dtype=torch.float16), size=2**40),
+    lambda: resize_ad.interpolate(torch.zeros(1, 1, 2**20), size=2**40, mode="linear"),
+    lambda: _RB(torch.zeros(1, 1, 2**10), [1, 1, 2**40], "area", False, None, False),
+])
+def test_weight_table_too_large_is_an_error(call):
+    """A 1-D axis of ~10^12 samples: the weight table alone would exhaust memory, so the call
+    fails up front (before the output is allocated) instead of being killed for memory."""
+    with pytest.raises(RuntimeError, match="weight table"):
+        call()
+
+
 def test_messages_name_the_fix():
     """Spot checks that our own messages say what to change."""
     cases = [

@@ -105,6 +105,10 @@ at::Tensor resize_forward_impl(const at::Tensor& input, at::IntArrayRef output_s
   at::MemoryFormat fmt = (opt.mode == Mode::Area && input.dim() == 5)
                              ? at::MemoryFormat::Contiguous
                              : input.suggest_memory_format();
+  if (input.numel() > 0 &&
+      std::all_of(output_size.begin(), output_size.end(), [](int64_t s) { return s > 0; })) {
+    check_table_memory(opt, input.sizes().slice(2), output_size, scales, false);
+  }
   at::Tensor out = at::empty(out_sizes, input.options().memory_format(fmt));
   if (out.numel() == 0) return out;
   auto tables = build_tables(opt, input.sizes().slice(2), output_size, scales, false);
@@ -132,6 +136,9 @@ at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef i
                 "input ", input_size.slice(2), " and grad_output ", grad_output.sizes().slice(2));
   }
   const at::MemoryFormat fmt = grad_output.suggest_memory_format();
+  if (grad_output.numel() > 0) {
+    check_table_memory(opt, input_size.slice(2), grad_output.sizes().slice(2), scales, true);
+  }
   at::Tensor grad_input = at::empty(input_size, grad_output.options().memory_format(fmt));
   if (grad_input.numel() == 0) return grad_input;
   if (grad_output.numel() == 0) return grad_input.zero_();  // an empty output reads nothing

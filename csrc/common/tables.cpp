@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <new>
 #include <stdexcept>
 
@@ -220,6 +221,78 @@ AxisTable transpose(const AxisTable& t) {
     }
   }
   return r;
+}
+
+namespace {
+
+// Upper estimate of the taps per row of an axis' forward table.
+double taps_estimate(const Options& opt, int64_t in, int64_t out, double s) {
+  switch (opt.mode) {
+    case Mode::Nearest:
+    case Mode::NearestExact:
+      return 1.0;
+    case Mode::Area:
+      return std::ceil(static_cast<double>(in) / static_cast<double>(out)) + 1.0;
+    case Mode::Linear:
+      if (!opt.antialias) return 2.0;
+      break;
+    case Mode::Cubic:
+      if (!opt.antialias) return 4.0;
+      break;
+    default:
+      break;
+  }
+  double scale = s > 0.0 ? 1.0 / s : static_cast<double>(in) / static_cast<double>(out);
+  if (opt.align_corners) scale = out > 1 ? static_cast<double>(in - 1) / (out - 1) : 0.0;
+  const bool stretch = opt.antialias;  // linear / cubic only reach here with antialias
+  const double support = filter_radius(opt.mode) * (stretch ? std::max(scale, 1.0) : 1.0);
+  return std::min(2.0 * std::ceil(support) + 1.0, static_cast<double>(in));
+}
+
+// MemAvailable of /proc/meminfo in bytes, or -1 where it cannot be read.
+double available_memory() {
+  std::FILE* f = std::fopen("/proc/meminfo", "r");
+  if (f == nullptr) return -1.0;
+  char line[256];
+  double kb = -1.0;
+  while (std::fgets(line, sizeof(line), f) != nullptr) {
+    if (std::sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
+  }
+  std::fclose(f);
+  return kb < 0.0 ? -1.0 : kb * 1024.0;
+}
+
+}  // namespace
+
+void check_table_memory(const Options& opt, c10::IntArrayRef in_spatial,
+                        c10::IntArrayRef out_spatial, std::optional<c10::ArrayRef<double>> scales,
+                        bool transposed) {
+  if (in_spatial.size() != out_spatial.size()) return;  // build_tables reports it
+  double worst = 0.0;
+  size_t worst_axis = 0;
+  for (size_t d = 0; d < in_spatial.size(); ++d) {
+    const int64_t in = in_spatial[d], out = out_spatial[d];
+    if (in <= 0 || out <= 0) continue;
+    const double s = (scales.has_value() && d < scales->size()) ? (*scales)[d] : 0.0;
+    const double k = taps_estimate(opt, in, out, s);
+    // forward table + its flat staging + the kernel's copy of the weights: 16 + 24 K per row
+    double bytes = static_cast<double>(out) * (16.0 + 24.0 * k);
+    if (transposed) {  // plus the transposed table, alive at the same time
+      const double kt = std::min(std::ceil(k * out / static_cast<double>(in)) + 1.0, static_cast<double>(out));
+      bytes += static_cast<double>(in) * (16.0 + 16.0 * kt);
+    }
+    if (bytes > worst) {
+      worst = bytes;
+      worst_axis = d;
+    }
+  }
+  if (worst < 256.0 * 1024 * 1024) return;
+  const double avail = available_memory();
+  TORCH_CHECK(avail < 0.0 || worst < avail, "resize_ad: the interpolation weight table of spatial axis ",
+              worst_axis, " (", in_spatial[worst_axis], " -> ", out_spatial[worst_axis],
+              " samples) would need about ", worst / (1024.0 * 1024 * 1024), " GiB, more than the ",
+              avail / (1024.0 * 1024 * 1024), " GiB of memory available. Resize this axis to a smaller size, or in overlapping pieces "
+              "(the tables of an axis are ~(16 + 8 * taps) bytes per sample).");
 }
 
 std::vector<AxisTable> build_tables(const Options& opt, c10::IntArrayRef in_spatial,
