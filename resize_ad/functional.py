@@ -24,10 +24,64 @@ _ALIGN_MODES = ("linear", "bilinear", "bicubic", "trilinear", "cubic")
 _ANTIALIAS_MODES = ("linear", "bilinear", "trilinear", "bicubic") + FILTER_MODES
 
 
+_INT64_MAX = 2**63 - 1
+
+
+class NotATensorError(TypeError, AttributeError):
+    """A non-tensor ``input``. Both a TypeError and, like native's failure on ``input.dim()``,
+    an AttributeError."""
+
+
 def _is_integer(x) -> bool:
+    # torch.nn.functional._is_integer: int (bool too), SymInt, numpy integers, non-float tensors
     if isinstance(x, (int, torch.SymInt)):
-        return not isinstance(x, bool)
+        return True
     return isinstance(x, numbers.Integral) or (isinstance(x, Tensor) and not x.is_floating_point())
+
+
+def _size_error(what) -> TypeError:
+    return TypeError(
+        "expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, int], "
+        f"but got {what}; pass Python ints (or 0-dim integer tensors)"
+    )
+
+
+def _as_size(s):
+    """One output size entry as native's argument parser takes it, or a TypeError."""
+    if isinstance(s, Tensor):
+        if s.dim() != 0 or s.is_floating_point() or s.is_complex() or s.dtype == torch.bool:
+            raise _size_error(f"a size tensor of shape {tuple(s.shape)} and dtype {s.dtype}")
+        s = int(s)
+    if isinstance(s, torch.SymInt):
+        return s
+    if isinstance(s, bool) or not _is_integer(s):
+        raise _size_error(f"size of type {type(s).__name__} ({s!r})")
+    s = int(s)
+    if not -_INT64_MAX - 1 <= s <= _INT64_MAX:
+        raise TypeError(f"output size {s} does not fit in int64; pass a smaller size or scale_factor")
+    return s
+
+
+def _is_real(s) -> bool:
+    if isinstance(s, (bool, int, float, torch.SymInt, torch.SymFloat)):
+        return True
+    if isinstance(s, Tensor):  # a 0-dim real tensor, as native's parser takes inside a list
+        return s.dim() == 0 and not s.is_complex()
+    return isinstance(s, numbers.Real)
+
+
+def _check_scale_types(scale_factors, whole) -> None:
+    if isinstance(whole, Tensor):
+        raise TypeError(
+            f"scale_factor must be a float or a tuple of floats, got a Tensor; pass "
+            f"scale_factor=t.item() (or a tuple of floats)"
+        )
+    for s in scale_factors:
+        if not _is_real(s):
+            raise TypeError(
+                f"scale_factor must be a float or a tuple of floats, but found an element of type "
+                f"{type(s).__name__} ({s!r}); pass real numbers"
+            )
 
 
 # uint8 as native torch has it (forward only): nearest / nearest-exact in any rank, bilinear,
@@ -35,7 +89,7 @@ def _is_integer(x) -> bool:
 _UINT8_4D_MODES = ("bilinear", "bicubic", "lanczos", "lanczos3")
 
 
-def _check_dtype(input: Tensor, mode: str, antialias: bool) -> None:
+def _check_dtype(input: Tensor, mode: str) -> None:
     dt = input.dtype
     if dt.is_floating_point:
         return
@@ -108,33 +162,37 @@ def interpolate(
         >>> y.shape
         torch.Size([1, 3, 16, 16])
     """
-    if not isinstance(input, Tensor):
-        raise TypeError(f"resize_ad.interpolate: input must be a Tensor, got {type(input).__name__}")
-    if not isinstance(mode, str) or mode not in MODES:
-        raise NotImplementedError(
-            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
-            f"modes: {' | '.join(MODES)} (got {mode})"
-        )
-
+    # The checks run in native F.interpolate's order, so that a call with several problems fails
+    # with the same exception type as native; the checks native leaves to its C++ argument
+    # parser and kernels come last, in their order (see _checks_at_dispatch).
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError(
                 "align_corners option can only be set with the interpolating modes: "
-                "linear | bilinear | bicubic | trilinear | cubic"
+                "linear | bilinear | bicubic | trilinear | cubic; leave it None for mode "
+                f"'{mode}'"
             )
-    elif mode in FILTER_MODES and mode != "cubic":
-        if align_corners:
+    elif isinstance(mode, str) and mode in FILTER_MODES and mode != "cubic":
+        if align_corners is True:
             raise ValueError(
-                f"resize_ad: mode '{mode}' does not support align_corners=True "
-                "(its filter is centred on pixel centres); pass align_corners=None or False"
+                f"resize_ad: mode '{mode}' does not support align_corners=True (its filter is "
+                "centred on pixel centres); pass align_corners=None or False"
             )
-        align_corners = False
+        if align_corners is None:
+            align_corners = False
     elif align_corners is None:
         align_corners = False
 
+    if not isinstance(input, Tensor):
+        raise NotATensorError(
+            f"resize_ad.interpolate: input must be a torch.Tensor, got {type(input).__name__}"
+        )
     dim = input.dim() - 2
     if size is not None and scale_factor is not None:
-        raise ValueError("only one of size or scale_factor should be defined")
+        raise ValueError(
+            "only one of size or scale_factor should be defined; pass size (the output spatial "
+            "size) or scale_factor, not both"
+        )
     elif size is not None:
         scale_factors = None
         if isinstance(size, (list, tuple)):
@@ -146,18 +204,10 @@ def interpolate(
                     "output size in (o1, o2, ...,oK) format."
                 )
             if not all(_is_integer(x) for x in size):
-                raise TypeError(
-                    "expected size to be one of int or Tuple[int] or Tuple[int, int] or "
-                    f"Tuple[int, int, int], but got size with types {[type(x) for x in size]}"
-                )
-            output_size = [int(s) if isinstance(s, Tensor) else s for s in size]
+                raise _size_error(f"size with types {[type(x) for x in size]}")
+            output_size = list(size)
         else:
-            if not _is_integer(size):
-                raise TypeError(
-                    "expected size to be one of int or Tuple[int] or Tuple[int, int] or "
-                    f"Tuple[int, int, int], but got size of type {type(size)}"
-                )
-            output_size = [int(size) if isinstance(size, Tensor) else size for _ in range(dim)]
+            output_size = [size for _ in range(dim)]
     elif scale_factor is not None:
         output_size = None
         if isinstance(scale_factor, (list, tuple)):
@@ -169,58 +219,69 @@ def interpolate(
                     "Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
                     "scale_factor in (s1, s2, ...,sK) format."
                 )
-            scale_factors = [float(s) for s in scale_factor]
+            scale_factors = list(scale_factor)
         else:
-            scale_factors = [float(scale_factor) for _ in range(dim)]
+            scale_factors = [scale_factor for _ in range(dim)]
     else:
-        raise ValueError("either size or scale_factor should be defined")
+        raise ValueError("either size or scale_factor should be defined; pass one of them")
 
     if recompute_scale_factor is not None and recompute_scale_factor and size is not None:
-        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
-
-    if scale_factors is not None:
-        for s in scale_factors:
-            if not math.isfinite(s):
-                raise RuntimeError(
-                    f"resize_ad: scale_factor must be finite, got {scale_factors}; "
-                    "value cannot be converted to type int64_t without overflow"
-                )
+        raise ValueError(
+            "recompute_scale_factor is not meaningful with an explicit size; leave it None "
+            "when passing size"
+        )
 
     # "area" mode always requires an explicit size rather than scale factor.
     if mode == "area" and output_size is None:
         recompute_scale_factor = True
     if recompute_scale_factor:
-        output_size = [torch.sym_int(input.size(i + 2) * scale_factors[i]) for i in range(dim)]
+        # Native multiplies whatever it was given (a str is repeated, a Tensor broadcast); resize_ad
+        # wants numbers. A non-finite product fails as int() does: ValueError (NaN) or OverflowError.
+        _check_scale_types(scale_factors, scale_factor)
+        output_size = []
+        for i in range(dim):
+            v = input.size(i + 2) * scale_factors[i]
+            try:
+                output_size.append(torch.sym_int(v))
+            except (ValueError, OverflowError) as e:
+                raise type(e)(
+                    f"resize_ad: scale_factor {scale_factors} gives output size {v} for an input "
+                    f"of spatial size {list(input.shape[2:])} ({e}); pass a finite scale_factor"
+                ) from e
         scale_factors = None
 
     if antialias and not (
-        mode in FILTER_MODES or (mode in _ANTIALIAS_MODES and input.dim() == _LINEAR_RANK[mode])
+        (isinstance(mode, str) and mode in FILTER_MODES)
+        or (mode in _ANTIALIAS_MODES and input.dim() == _LINEAR_RANK[mode])
     ):
         raise ValueError(
             "Anti-alias option is restricted to linear (3-D), bilinear (4-D), trilinear (5-D), "
             "bicubic (4-D) and the filter modes "
-            f"({', '.join(FILTER_MODES)}); got mode '{mode}' with a {input.dim()}-D input"
+            f"({', '.join(FILTER_MODES)}); got mode '{mode}' with a {input.dim()}-D input. "
+            "Pass antialias=False, or use mode 'cubic' (any rank) instead of 'bicubic'"
         )
 
-    if input.dim() not in (3, 4, 5):
+    if input.dim() in (3, 4, 5) and isinstance(mode, str) and mode in _LINEAR_RANK and input.dim() != _LINEAR_RANK[mode]:
+        need = _LINEAR_RANK[mode]
+        if mode != "bicubic":
+            raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {need}D input")
         raise NotImplementedError(
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
-            f"modes: {' | '.join(MODES)} (got {mode})"
+            f"modes: {' | '.join(MODES)} (got {mode}); bicubic needs 4D input, use mode='cubic' "
+            "for bicubic interpolation in any rank"
         )
-    if mode in _LINEAR_RANK and input.dim() != _LINEAR_RANK[mode]:
-        need = _LINEAR_RANK[mode]
+    if input.dim() not in (3, 4, 5) or not isinstance(mode, str) or mode not in MODES:
         raise NotImplementedError(
-            f"Got {input.dim()}D input, but {mode} mode needs {need}D input"
-            + (" (use mode='cubic' for bicubic interpolation in any rank)" if mode == "bicubic" else "")
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
+            f"modes: {' | '.join(MODES)} (got {mode!r})"
         )
 
-    _check_dtype(input, mode, antialias)
-    _check_sizes(input, output_size, scale_factors, mode)
-    if scale_factors is not None:
-        output_size = [torch.sym_int(input.size(i + 2) * scale_factors[i]) for i in range(dim)]
-        _check_sizes(input, output_size, None, mode)
-        if mode == "nearest":
-            scale_factors = _nearest_scales(input, output_size, scale_factors)
+    output_size, scale_factors, early = _checks_at_dispatch(
+        input, output_size, scale_factors, scale_factor, mode, align_corners)
+    if early is not None:
+        return early
+    if mode == "nearest" and scale_factors is not None:
+        scale_factors = _nearest_scales(input, output_size, scale_factors)
     return _resize(input, list(output_size), mode, bool(align_corners), scale_factors, bool(antialias))
 
 
@@ -248,22 +309,62 @@ def _nearest_scales(input: Tensor, output_size, scale_factors):
             for s, i, o in zip(scale_factors, input.shape[2:], output_size)]
 
 
-def _check_sizes(input: Tensor, output_size, scale_factors, mode) -> None:
-    if output_size is None:
-        return
+def _checks_at_dispatch(input, output_size, scale_factors, scale_factor, mode, align_corners):
+    """What native leaves to its argument parser (TypeError) and to the upsample / adaptive
+    pooling kernels (RuntimeError for sizes, NotImplementedError for dtypes), in that order.
+
+    Returns (output_size, scale_factors, early): early, when not None, is the result (an empty
+    area output of a dtype that area cannot compute, which native returns without computing)."""
+    if mode not in ("nearest", "area", "nearest-exact") and not isinstance(align_corners, bool):
+        raise TypeError(
+            f"align_corners must be a bool or None, got {type(align_corners).__name__} "
+            f"({align_corners!r})"
+        )
+    if output_size is not None:
+        output_size = [_as_size(s) for s in output_size]
+    else:
+        _check_scale_types(scale_factors, scale_factor)
+        scale_factors = [s if isinstance(s, torch.SymFloat) else float(s) for s in scale_factors]
+        output_size = []
+        for i, sf in enumerate(scale_factors):
+            v = input.size(i + 2) * sf
+            if (not torch.compiler.is_compiling() and isinstance(v, float)
+                    and not (math.isfinite(v) and abs(v) < 2.0**63)):
+                raise RuntimeError(
+                    f"resize_ad: scale_factor {scale_factors} gives output size {v} for an input "
+                    f"of spatial size {list(input.shape[2:])}: value cannot be converted to type "
+                    "int64_t without overflow; pass a finite scale_factor (or size)"
+                )
+            output_size.append(torch.sym_int(v))
+
     in_sp = list(input.shape[2:])
-    if any(_definitely(s <= 0) for s in in_sp) or any(_definitely(s <= 0) for s in output_size):
-        names = ["D", "H", "W"][3 - len(in_sp):]
-        fmt = lambda v: ", ".join(f"{n}: {x}" for n, x in zip(names, v))  # noqa: E731
+    names = ["D", "H", "W"][3 - len(in_sp):]
+    fmt = lambda v: ", ".join(f"{n}: {x}" for n, x in zip(names, v))  # noqa: E731
+    area = mode == "area"
+    if any(_definitely(s <= 0) for s in in_sp):
+        raise RuntimeError(
+            f"Input and output sizes should be greater than 0, but got input ({fmt(in_sp)}) "
+            f"output ({fmt(output_size)}); the input's spatial dimensions must not be empty"
+        )
+    if any(_definitely(s < 0) if area else _definitely(s <= 0) for s in output_size):
         raise RuntimeError(
             f"Input and output sizes should be greater than 0, but got input ({fmt(in_sp)}) "
             f"output ({fmt(output_size)}); pass a larger size or scale_factor"
+            + (" (area allows 0: an empty output)" if area else "")
         )
-    if _definitely(input.shape[1] == 0) or any(_definitely(s == 0) for s in input.shape[1:]):
+    # Native's adaptive pooling (area) in 1-D and 2-D allows empty channels; everything else
+    # allows only an empty batch.
+    if _definitely(input.shape[1] == 0) and not (area and input.dim() < 5):
         raise RuntimeError(
             f"Non-empty {input.dim()}D data tensor expected but got a tensor with sizes "
             f"{list(input.shape)}; only the batch dimension may be empty"
         )
+    if area and input.dim() < 5 and not input.dtype.is_floating_point:
+        out_shape = list(input.shape[:2]) + list(output_size)
+        if _definitely(input.shape[0] * input.shape[1] == 0) or any(_definitely(s == 0) for s in output_size):
+            return output_size, scale_factors, input.new_empty(out_shape)
+    _check_dtype(input, mode)
+    return output_size, scale_factors, None
 
 
 def _definitely(cond) -> bool:

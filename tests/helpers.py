@@ -28,3 +28,18 @@ def assert_close(actual, expected, dtype=None, **kw):
     tol = dict(TOL[dtype or expected.dtype])
     tol.update(kw)
     torch.testing.assert_close(actual, expected, **tol)
+
+
+def assert_adjoint(y, g, x, gx, dtype):
+    """<y, g> == <x, gx> for y = A x and gx = A^T g, to the accuracy TOL[dtype] allows elementwise.
+
+    If every element of y and of gx is within atol + rtol * |value| of its exact value, the two
+    dot products (computed in float64) differ by at most
+    sum |g| (atol + rtol |y|) + sum |x| (atol + rtol |gx|): a scalar comparison with a fixed atol
+    instead would be too tight for float32 sums of hundreds of terms (and flaky)."""
+    tol = TOL[dtype]
+    y, g, x, gx = (v.double() for v in (y, g, x, gx))
+    lhs, rhs = (y * g).sum(), (x * gx).sum()
+    bound = (g.abs() * (tol["atol"] + tol["rtol"] * y.abs())).sum() + (
+        x.abs() * (tol["atol"] + tol["rtol"] * gx.abs())).sum()
+    assert (lhs - rhs).abs() <= bound, f"<Ax, g> = {lhs.item()!r} but <x, A^T g> = {rhs.item()!r} (bound {bound.item():.3g})"

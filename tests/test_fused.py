@@ -32,3 +32,16 @@ def test_fused_matches_separable(s, dtype):
     gx = torch.ops.resize_ad.resize_backward(g, list(x.shape), mode, ac, scales, aa)
     gf = torch.ops.resize_ad._fused_reference(g, list(x.shape), mode, ac, scales, aa, True)
     assert_close(gf, gx, dtype)
+
+
+@pytest.mark.parametrize("s", [s for s in ALL if s.layout == "contiguous"], ids=lambda s: s.id)
+def test_fused_nonfinite_like_separable(s):
+    x = s.make(torch.float64)
+    x.view(-1)[::7] = float("inf")
+    x.view(-1)[3::11] = float("nan")
+    y, (mode, ac, scales, aa) = _args(s, x)
+    y = torch.ops.resize_ad.resize(x, list(y.shape[2:]), mode, ac, scales, aa)
+    yf = torch.ops.resize_ad._fused_reference(x, list(y.shape[2:]), mode, ac, scales, aa, False)
+    assert torch.equal(torch.isnan(yf), torch.isnan(y)) and torch.equal(torch.isinf(yf), torch.isinf(y))
+    finite = torch.isfinite(y)
+    assert_close(yf[finite], y[finite], torch.float64)

@@ -68,16 +68,16 @@ double u8_sum_bound(const AxisTable& t) {
   return bound * 255.0 * std::ldexp(1.0, t.precision);
 }
 
-// y = (W_1 (x) W_2 (x) ...) x, one pass per axis whose table is not the identity.
+// out = (W_1 (x) W_2 (x) ...) x, one pass per axis whose table is not the identity. `out` is
+// allocated by the caller (before the tables, so that an impossible output size fails first,
+// and cheaply) in memory format `fmt`.
 //
 // uint8 input runs the same device passes in float (double where a float sum of the
 // fixed-point products could be inexact), in ATen's pass order (last spatial axis first), and
 // rounds half up and saturates to [0, 255] after every pass of a fixed-point table, as ATen's
 // uint8 kernels store each pass in uint8. Everything here is device-independent ATen math.
-at::Tensor apply_tables(const at::Tensor& x, at::IntArrayRef out_sizes, at::MemoryFormat fmt,
-                        const std::vector<AxisTable>& tables, const Engines& engines) {
-  at::Tensor out = at::empty(out_sizes, x.options().memory_format(fmt));
-  if (out.numel() == 0) return out;
+void apply_tables(const at::Tensor& x, const at::Tensor& out, at::MemoryFormat fmt,
+                  const std::vector<AxisTable>& tables, const Engines& engines) {
   const int64_t dim = x.dim();
   const bool u8 = x.scalar_type() == at::kByte;
   const std::vector<int64_t> perm = physical_order(fmt, dim);
@@ -100,7 +100,7 @@ at::Tensor apply_tables(const at::Tensor& x, at::IntArrayRef out_sizes, at::Memo
   }
   if (order.empty()) {
     out.copy_(x);
-    return out;
+    return;
   }
 
   at::ScalarType acc =
@@ -135,7 +135,7 @@ at::Tensor apply_tables(const at::Tensor& x, at::IntArrayRef out_sizes, at::Memo
         ftables.push_back(&tables[d]);
       }
       engines.fused(cur, out_phys, x.scalar_type(), fpos, ftables);
-      return out;
+      return;
     }
   }
   for (size_t k = 0; k < order.size(); ++k) {
@@ -153,7 +153,6 @@ at::Tensor apply_tables(const at::Tensor& x, at::IntArrayRef out_sizes, at::Memo
     cur = dst;
   }
   if (u8) out_phys.copy_(cur);  // integers in [0, 255]: the conversion is exact
-  return out;
 }
 
 }  // namespace
@@ -173,20 +172,30 @@ at::Tensor resize_forward_impl(const at::Tensor& input, at::IntArrayRef output_s
                                const Engines& engines) {
   check_shape(input, "input", output_size.size());
   check_dtype(input, mode, /*forward=*/true);
+  Options opt = make_options(mode, align_corners, antialias, input.scalar_type());
+  // Area is adaptive average pooling, which (as native's) allows an empty output.
+  const bool allow_empty_out = opt.mode == Mode::Area;
   for (int64_t d = 2; d < input.dim(); ++d) {
-    TORCH_CHECK(input.size(d) > 0 && output_size[d - 2] > 0,
+    TORCH_CHECK(input.size(d) > 0 &&
+                    (output_size[d - 2] > 0 || (allow_empty_out && output_size[d - 2] == 0)),
                 "resize_ad: input and output spatial sizes should be greater than 0, but got "
                 "input ", input.sizes().slice(2), " and output ", output_size);
   }
-  Options opt = make_options(mode, align_corners, antialias, input.scalar_type());
-  auto tables = build_tables(opt, input.sizes().slice(2), output_size, scales, false);
   std::vector<int64_t> out_sizes{input.size(0), input.size(1)};
   out_sizes.insert(out_sizes.end(), output_size.begin(), output_size.end());
   // Native's adaptive_avg_pool3d (area, 3-D) returns contiguous output for any input layout.
   at::MemoryFormat fmt = (opt.mode == Mode::Area && input.dim() == 5)
                              ? at::MemoryFormat::Contiguous
                              : input.suggest_memory_format();
-  return apply_tables(input, out_sizes, fmt, tables, engines);
+  if (input.numel() > 0 &&
+      std::all_of(output_size.begin(), output_size.end(), [](int64_t s) { return s > 0; })) {
+    check_table_memory(opt, input.sizes().slice(2), output_size, scales, false);
+  }
+  at::Tensor out = at::empty(out_sizes, input.options().memory_format(fmt));
+  if (out.numel() == 0) return out;
+  auto tables = build_tables(opt, input.sizes().slice(2), output_size, scales, false);
+  apply_tables(input, out, fmt, tables, engines);
+  return out;
 }
 
 at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef input_size,
@@ -211,17 +220,25 @@ at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef i
   TORCH_CHECK(grad_output.size(0) == input_size[0] && grad_output.size(1) == input_size[1],
               "resize_ad: grad_output batch and channel sizes ", grad_output.sizes().slice(0, 2),
               " do not match input_size ", input_size.slice(0, 2));
+  Options opt = make_options(mode, align_corners, antialias, grad_output.scalar_type());
+  const bool allow_empty_out = opt.mode == Mode::Area;
   for (int64_t d = 2; d < grad_output.dim(); ++d) {
-    TORCH_CHECK(input_size[d] > 0 && grad_output.size(d) > 0,
+    TORCH_CHECK(input_size[d] > 0 &&
+                    (grad_output.size(d) > 0 || (allow_empty_out && grad_output.size(d) == 0)),
                 "resize_ad: input and output spatial sizes should be greater than 0, but got "
                 "input ", input_size.slice(2), " and grad_output ", grad_output.sizes().slice(2));
   }
-  Options opt =
-      make_options(mode, align_corners, antialias, grad_output.scalar_type());
+  const at::MemoryFormat fmt = grad_output.suggest_memory_format();
+  if (grad_output.numel() > 0) {
+    check_table_memory(opt, input_size.slice(2), grad_output.sizes().slice(2), scales, true);
+  }
+  at::Tensor grad_input = at::empty(input_size, grad_output.options().memory_format(fmt));
+  if (grad_input.numel() == 0) return grad_input;
+  if (grad_output.numel() == 0) return grad_input.zero_();  // an empty output reads nothing
   auto tables =
       build_tables(opt, input_size.slice(2), grad_output.sizes().slice(2), scales, true);
-  return apply_tables(grad_output, input_size, grad_output.suggest_memory_format(), tables,
-                      engines);
+  apply_tables(grad_output, grad_input, fmt, tables, engines);
+  return grad_input;
 }
 
 }  // namespace resize_ad

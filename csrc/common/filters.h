@@ -76,11 +76,22 @@ C10_HOST_DEVICE inline T cubic_convolution2(T x, T A) {
 // (already divided by the stretch). Sources: PIL Resample.c (box, bilinear, hamming, bicubic,
 // lanczos), ATen UpSampleKernel.cpp (aa_filter), TF's image_resizer_state / sampling_kernels.h
 // (mitchellcubic, gaussian).
+// sin(pi x) / (pi x) in T precision (std::sin's float overload for float), as ATen's
+// HelperInterpLanczos::sinc_filter.
 template <typename T>
 C10_HOST_DEVICE inline T sinc_pi(T x) {
   if (x == T(0)) return T(1);
   x = x * static_cast<T>(3.14159265358979323846);
-  return sin(x) / x;
+  return std::sin(x) / x;
+}
+
+// ATen's HelperInterpLanczos::aa_filter evaluates sinc_filter(x) * sinc_filter(x / 3.0): the
+// division by the double 3.0 makes the second factor (and the product) double precision even
+// for float, rounded to T once at the end. Reproduced here, for a = 3 and a = 5 alike.
+template <typename T>
+C10_HOST_DEVICE inline T lanczos(T ax, int a) {
+  return ax < T(a) ? static_cast<T>(sinc_pi<T>(ax) * sinc_pi<double>(ax / static_cast<double>(a)))
+                   : T(0);
 }
 
 template <typename T>
@@ -103,10 +114,10 @@ C10_HOST_DEVICE inline T filter_value(Mode mode, T x) {
       T px = ax * static_cast<T>(3.14159265358979323846);
       return sin(px) / px * (static_cast<T>(0.54f) + static_cast<T>(0.46f) * cos(px));
     }
-    case Mode::Lanczos3:  // PIL lanczos_filter
-      return ax < T(3) ? sinc_pi(x) * sinc_pi(x / T(3)) : T(0);
+    case Mode::Lanczos3:  // PIL lanczos_filter, ATen HelperInterpLanczos::aa_filter
+      return lanczos(ax, 3);
     case Mode::Lanczos5:
-      return ax < T(5) ? sinc_pi(x) * sinc_pi(x / T(5)) : T(0);
+      return lanczos(ax, 5);
     case Mode::Mitchell: {  // Mitchell & Netravali 1988, B = C = 1/3
       const T B = T(1) / T(3), C = T(1) / T(3);
       if (ax < T(1))

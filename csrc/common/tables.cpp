@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <new>
+#include <stdexcept>
 
 namespace resize_ad {
 namespace {
@@ -142,10 +145,12 @@ int quantize_u8(std::vector<Row>& rows) {
   return std::max(p, 1);
 }
 
-// Area: adaptive average pooling bins [floor(o*I/O), ceil((o+1)*I/O)).
+// Area: adaptive average pooling bins [floor(o*I/O), ceil((o+1)*I/O)). The products are taken
+// in 128 bits: o * I overflows int64 once I * O > 2^63.
 Row area_row(int64_t o, int64_t in, int64_t out) {
-  int64_t a = (o * in) / out;
-  int64_t b = ((o + 1) * in + out - 1) / out;
+  using wide = __int128;
+  const int64_t a = static_cast<int64_t>(static_cast<wide>(o) * in / out);
+  const int64_t b = static_cast<int64_t>((static_cast<wide>(o + 1) * in + out - 1) / out);
   return {a, std::vector<double>(b - a, 1.0 / static_cast<double>(b - a))};
 }
 
@@ -219,6 +224,18 @@ Row make_row(const Options& opt, int64_t o, int64_t in, int64_t out, double s) {
   }
 }
 
+// Drops the exact-zero weights at both ends of a row. A weight of exactly 0 means the output
+// does not depend on that input, and the kernels skip zero weights anyway (an inf there must
+// not turn into 0 * inf = NaN); trimming just saves the reads.
+void trim_zeros(Row& r, int64_t in) {
+  size_t lo = 0, hi = r.w.size();
+  while (lo < hi && r.w[lo] == 0.0) ++lo;
+  while (hi > lo && r.w[hi - 1] == 0.0) --hi;
+  if (lo == 0 && hi == r.w.size()) return;
+  r.start = std::min<int64_t>(r.start + static_cast<int64_t>(lo), in - 1);
+  r.w = std::vector<double>(r.w.begin() + lo, r.w.begin() + hi);
+}
+
 }  // namespace
 
 Mode parse_mode(const std::string& m) {
@@ -233,7 +250,7 @@ Mode parse_mode(const std::string& m) {
   if (m == "lanczos5") return Mode::Lanczos5;
   if (m == "mitchell") return Mode::Mitchell;
   if (m == "gaussian") return Mode::Gaussian;
-  TORCH_CHECK_VALUE(false, "resize_ad: unknown mode '", m,
+  TORCH_CHECK(false, "resize_ad: unknown mode '", m,
                     "'; use one of nearest, nearest-exact, linear, bilinear, trilinear, bicubic, "
                     "cubic, area, box, hamming, lanczos, lanczos3, lanczos5, mitchell, gaussian");
 }
@@ -251,6 +268,7 @@ AxisTable build_table(const Options& opt, int64_t in, int64_t out, double s) {
                                         : make_row<float>(opt, o, in, out, s));
   if (opt.uint8 && uint8_fixed_point(opt.mode))
     t.precision = quantize_u8(rows);
+  for (auto& r : rows) trim_zeros(r, in);
   for (const auto& r : rows) t.K = std::max<int64_t>(t.K, static_cast<int64_t>(r.w.size()));
   t.K = std::max<int64_t>(t.K, 1);
   t.start.resize(out);
@@ -300,6 +318,78 @@ AxisTable transpose(const AxisTable& t) {
   return r;
 }
 
+namespace {
+
+// Upper estimate of the taps per row of an axis' forward table.
+double taps_estimate(const Options& opt, int64_t in, int64_t out, double s) {
+  switch (opt.mode) {
+    case Mode::Nearest:
+    case Mode::NearestExact:
+      return 1.0;
+    case Mode::Area:
+      return std::ceil(static_cast<double>(in) / static_cast<double>(out)) + 1.0;
+    case Mode::Linear:
+      if (!opt.antialias) return 2.0;
+      break;
+    case Mode::Cubic:
+      if (!opt.antialias) return 4.0;
+      break;
+    default:
+      break;
+  }
+  double scale = s > 0.0 ? 1.0 / s : static_cast<double>(in) / static_cast<double>(out);
+  if (opt.align_corners) scale = out > 1 ? static_cast<double>(in - 1) / (out - 1) : 0.0;
+  const bool stretch = opt.antialias;  // linear / cubic only reach here with antialias
+  const double support = filter_radius(opt.mode) * (stretch ? std::max(scale, 1.0) : 1.0);
+  return std::min(2.0 * std::ceil(support) + 1.0, static_cast<double>(in));
+}
+
+// MemAvailable of /proc/meminfo in bytes, or -1 where it cannot be read.
+double available_memory() {
+  std::FILE* f = std::fopen("/proc/meminfo", "r");
+  if (f == nullptr) return -1.0;
+  char line[256];
+  double kb = -1.0;
+  while (std::fgets(line, sizeof(line), f) != nullptr) {
+    if (std::sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
+  }
+  std::fclose(f);
+  return kb < 0.0 ? -1.0 : kb * 1024.0;
+}
+
+}  // namespace
+
+void check_table_memory(const Options& opt, c10::IntArrayRef in_spatial,
+                        c10::IntArrayRef out_spatial, std::optional<c10::ArrayRef<double>> scales,
+                        bool transposed) {
+  if (in_spatial.size() != out_spatial.size()) return;  // build_tables reports it
+  double worst = 0.0;
+  size_t worst_axis = 0;
+  for (size_t d = 0; d < in_spatial.size(); ++d) {
+    const int64_t in = in_spatial[d], out = out_spatial[d];
+    if (in <= 0 || out <= 0) continue;
+    const double s = (scales.has_value() && d < scales->size()) ? (*scales)[d] : 0.0;
+    const double k = taps_estimate(opt, in, out, s);
+    // forward table + its flat staging + the kernel's copy of the weights: 16 + 24 K per row
+    double bytes = static_cast<double>(out) * (16.0 + 24.0 * k);
+    if (transposed) {  // plus the transposed table, alive at the same time
+      const double kt = std::min(std::ceil(k * out / static_cast<double>(in)) + 1.0, static_cast<double>(out));
+      bytes += static_cast<double>(in) * (16.0 + 16.0 * kt);
+    }
+    if (bytes > worst) {
+      worst = bytes;
+      worst_axis = d;
+    }
+  }
+  if (worst < 256.0 * 1024 * 1024) return;
+  const double avail = available_memory();
+  TORCH_CHECK(avail < 0.0 || worst < avail, "resize_ad: the interpolation weight table of spatial axis ",
+              worst_axis, " (", in_spatial[worst_axis], " -> ", out_spatial[worst_axis],
+              " samples) would need about ", worst / (1024.0 * 1024 * 1024), " GiB, more than the ",
+              avail / (1024.0 * 1024 * 1024), " GiB of memory available. Resize this axis to a smaller size, or in overlapping pieces "
+              "(the tables of an axis are ~(16 + 8 * taps) bytes per sample).");
+}
+
 std::vector<AxisTable> build_tables(const Options& opt, c10::IntArrayRef in_spatial,
                                     c10::IntArrayRef out_spatial,
                                     std::optional<c10::ArrayRef<double>> scales, bool transposed) {
@@ -308,12 +398,27 @@ std::vector<AxisTable> build_tables(const Options& opt, c10::IntArrayRef in_spat
   if (scales.has_value()) {
     TORCH_CHECK(scales->size() == in_spatial.size(), "resize_ad: expected ", in_spatial.size(),
                 " scales (one per spatial dimension), got ", scales->size());
+    for (double s : *scales) {
+      TORCH_CHECK(std::isfinite(s), "resize_ad: scales must be finite (non-positive entries mean "
+                  "'absent'), got ", *scales);
+    }
   }
   std::vector<AxisTable> tables;
   for (size_t d = 0; d < in_spatial.size(); ++d) {
     double s = scales.has_value() ? (*scales)[d] : 0.0;
-    AxisTable t = build_table(opt, in_spatial[d], out_spatial[d], s);
-    tables.push_back(transposed ? transpose(t) : std::move(t));
+    // A table costs ~ (16 + 8 K) bytes per output row of its axis (K = taps per row). Running out
+    // of memory here is reported like an allocation failure of the output: a RuntimeError.
+    try {
+      AxisTable t = build_table(opt, in_spatial[d], out_spatial[d], s);
+      tables.push_back(transposed ? transpose(t) : std::move(t));
+    } catch (const std::bad_alloc&) {
+      TORCH_CHECK(false, "resize_ad: out of memory building the weight table of spatial axis ", d,
+                  " (", in_spatial[d], " -> ", out_spatial[d], " samples; about 16 + 8 * taps "
+                  "bytes per sample of the longer side). Resize along this axis in pieces.");
+    } catch (const std::length_error&) {
+      TORCH_CHECK(false, "resize_ad: the weight table of spatial axis ", d, " (", in_spatial[d],
+                  " -> ", out_spatial[d], " samples) is too large to allocate");
+    }
   }
   return tables;
 }

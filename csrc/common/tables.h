@@ -60,6 +60,15 @@ AxisTable build_table(const Options& opt, int64_t in_size, int64_t out_size, dou
 // Transposed table: for each input index the window of outputs that read it.
 AxisTable transpose(const AxisTable& t);
 
+// Fails (c10::Error) when the tables for these sizes would need more memory than the machine
+// has available: a table costs ~ (16 + 8 K) bytes per row, one row per output sample of its
+// axis (per input sample when transposed), so a 1-D axis of ~10^9 samples needs tens of GB.
+// Checked before the output is allocated, so that such a call fails instead of exhausting
+// memory. Cheap: only estimates above 256 MiB read /proc/meminfo.
+void check_table_memory(const Options& opt, c10::IntArrayRef in_spatial,
+                        c10::IntArrayRef out_spatial, std::optional<c10::ArrayRef<double>> scales,
+                        bool transposed);
+
 // One table per spatial axis; scales may be absent (or hold non-positive entries: absent).
 std::vector<AxisTable> build_tables(const Options& opt, c10::IntArrayRef in_spatial,
                                     c10::IntArrayRef out_spatial,

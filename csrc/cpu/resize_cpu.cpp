@@ -36,9 +36,13 @@ void axis_pass_impl(const src_t* src, dst_t* dst, int64_t outer, int64_t inner,
       dst_t* d = dst + r * inner;
       const acc_t* wo = wp + o * K;
       const int64_t n = len[o];
+      // Taps of weight exactly 0 are skipped: the output does not depend on that input, so an
+      // inf there must not become 0 * inf = NaN (y = W x with W's zeros structural).
       if (inner == 1) {
         acc_t sum = 0;
-        for (int64_t k = 0; k < n; ++k) sum += wo[k] * static_cast<acc_t>(s[k]);
+        for (int64_t k = 0; k < n; ++k) {
+          if (wo[k] != acc_t(0)) sum += wo[k] * static_cast<acc_t>(s[k]);
+        }
         d[0] = static_cast<dst_t>(sum);
         continue;
       }
@@ -48,6 +52,7 @@ void axis_pass_impl(const src_t* src, dst_t* dst, int64_t outer, int64_t inner,
         for (int64_t j = 0; j < m; ++j) acc[j] = 0;
         for (int64_t k = 0; k < n; ++k) {
           const acc_t wk = wo[k];
+          if (wk == acc_t(0)) continue;
           const src_t* sk = s + k * inner + j0;
           for (int64_t j = 0; j < m; ++j) acc[j] += wk * static_cast<acc_t>(sk[j]);
         }
