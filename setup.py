@@ -33,7 +33,9 @@ def _extension():
     cxx = ["-O3", "-fvisibility=hidden"]
     extra_link = []
     if os.environ.get("RESIZE_AD_SANITIZE", "0") == "1":
-        cxx = ["-O1", "-g", "-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
+        # -fno-wrapv: Python's CFLAGS carry -fwrapv, which defines signed overflow and so turns
+        # off UBSan's signed-integer-overflow check.
+        cxx = ["-O1", "-g", "-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-wrapv"]
         extra_link = ["-fsanitize=address,undefined"]
     if _want_cuda():
         sources += _sources("cuda/*.cu")
