@@ -1,0 +1,389 @@
+#!/usr/bin/env python
+"""Benchmark resize_ad.interpolate against torch.nn.functional.interpolate.
+
+Every case is timed forward and forward+backward, both implementations in the same process,
+interleaved (the order alternates every repeat), as the median over repeats of the mean time of
+a batch of calls. Each row also gives the fraction of the memory floor reached: the bytes read
+and written (input + output, and for forward+backward also grad_output + grad_input) over the
+copy bandwidth, measured in the same run with a large ``Tensor.copy_``. When OpenCV is
+importable, cv2.resize is timed on the 2-D float32 cases whose maths it shares (forward only).
+
+    python benchmarks/bench_interpolate.py                 # full run, CPU (+ CUDA if present)
+    python benchmarks/bench_interpolate.py --quick         # short run
+    python benchmarks/bench_interpolate.py --cases unet,aa --json out.json --plot out.png
+
+Progress goes to stderr; the markdown table goes to stdout.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import os
+import platform
+import re
+import statistics
+import sys
+import time
+from typing import Callable, Dict, List, Optional
+
+import torch
+import torch.nn.functional as F
+
+try:  # run from a checkout without installing: prefer the tree this file lives in
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import resize_ad
+finally:
+    sys.path.pop(0)
+
+try:
+    import cv2  # optional reference
+except ImportError:  # pragma: no cover - depends on the environment
+    cv2 = None
+
+
+@dataclasses.dataclass
+class Case:
+    name: str
+    shape: tuple
+    kwargs: dict
+    dtype: torch.dtype = torch.float32
+    channels_last: bool = False
+    # cv2.resize interpolation flag with the same maths (2-D float32 only), or None
+    cv2_interp: Optional[str] = None
+
+    def describe(self) -> str:
+        kw = dict(self.kwargs)
+        mode = kw.pop("mode")
+        tgt = f"size={tuple(kw.pop('size'))}" if "size" in kw else f"x{kw.pop('scale_factor')}"
+        extra = " ".join(f"{k}={v}" for k, v in kw.items())
+        lay = " CL" if self.channels_last else ""
+        return f"{mode} {tuple(self.shape)}{lay} {tgt} {extra}".strip()
+
+    def make(self, device, requires_grad=False):
+        g = torch.Generator().manual_seed(0)
+        x = torch.randn(self.shape, generator=g, dtype=torch.float32).to(device=device, dtype=self.dtype)
+        if self.channels_last:
+            x = x.contiguous(memory_format=torch.channels_last if x.dim() == 4 else torch.channels_last_3d)
+        return x.requires_grad_(requires_grad)
+
+
+def suite() -> List[Case]:
+    bf = torch.bfloat16
+    return [
+        Case("unet_bilinear_x2", (8, 64, 64, 64), dict(mode="bilinear", scale_factor=2, align_corners=False),
+             cv2_interp="INTER_LINEAR"),
+        Case("unet_bilinear_x2_cl", (8, 64, 64, 64), dict(mode="bilinear", scale_factor=2, align_corners=False),
+             channels_last=True, cv2_interp="INTER_LINEAR"),
+        Case("unet_bilinear_x2_ac", (8, 64, 64, 64), dict(mode="bilinear", scale_factor=2, align_corners=True)),
+        Case("nearest_x2", (8, 64, 64, 64), dict(mode="nearest", scale_factor=2), cv2_interp="INTER_NEAREST"),
+        Case("nearest_x2_cl", (8, 64, 64, 64), dict(mode="nearest", scale_factor=2), channels_last=True,
+             cv2_interp="INTER_NEAREST"),
+        Case("bicubic_x2", (4, 32, 64, 64), dict(mode="bicubic", scale_factor=2, align_corners=False),
+             cv2_interp="INTER_CUBIC"),
+        Case("aa_bilinear_down", (1, 3, 1024, 1024), dict(mode="bilinear", size=(224, 224), antialias=True)),
+        Case("aa_bicubic_down", (1, 3, 1024, 1024), dict(mode="bicubic", size=(224, 224), antialias=True)),
+        Case("aa_bilinear_down_batch", (16, 3, 512, 512), dict(mode="bilinear", size=(224, 224), antialias=True)),
+        Case("area_down4", (8, 64, 128, 128), dict(mode="area", size=(32, 32)), cv2_interp="INTER_AREA"),
+        Case("area_adaptive_7", (32, 256, 14, 14), dict(mode="area", size=(7, 7)), cv2_interp="INTER_AREA"),
+        Case("trilinear_x2", (2, 16, 32, 32, 32), dict(mode="trilinear", scale_factor=2, align_corners=False)),
+        Case("trilinear_x2_cl", (2, 16, 32, 32, 32), dict(mode="trilinear", scale_factor=2, align_corners=False),
+             channels_last=True),
+        Case("nearest_3d_x2", (2, 16, 32, 32, 32), dict(mode="nearest", scale_factor=2)),
+        Case("linear_audio", (8, 2, 44100), dict(mode="linear", size=(48000,), align_corners=False)),
+        Case("linear_audio_down", (8, 2, 48000), dict(mode="linear", size=(16000,), align_corners=False)),
+        Case("nearest_exact_down", (8, 32, 256, 256), dict(mode="nearest-exact", size=(85, 85)),
+             cv2_interp="INTER_NEAREST_EXACT"),
+        Case("bilinear_odd_ac", (4, 32, 33, 47), dict(mode="bilinear", size=(65, 93), align_corners=True)),
+        Case("bicubic_odd_ac", (4, 32, 33, 47), dict(mode="bicubic", size=(65, 93), align_corners=True)),
+        Case("bilinear_x2_bf16", (8, 64, 64, 64), dict(mode="bilinear", scale_factor=2, align_corners=False), dtype=bf),
+        Case("bilinear_x2_bf16_cl", (8, 64, 64, 64), dict(mode="bilinear", scale_factor=2, align_corners=False),
+             dtype=bf, channels_last=True),
+        Case("small_bilinear_x2", (1, 16, 16, 16), dict(mode="bilinear", scale_factor=2, align_corners=False)),
+    ]
+
+
+# ---------------------------------------------------------------- timing
+
+
+def _sync(device):
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+class Timer:
+    """Mean seconds per call of a batch of `n` calls; CUDA via events."""
+
+    def __init__(self, device):
+        self.device = device
+
+    def __call__(self, fn: Callable[[], object], n: int) -> float:
+        if self.device == "cuda":
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            torch.cuda.synchronize()
+            start.record()
+            for _ in range(n):
+                fn()
+            end.record()
+            end.synchronize()
+            return start.elapsed_time(end) / 1e3 / n
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        return (time.perf_counter() - t0) / n
+
+
+def compare(fns: Dict[str, Callable[[], object]], device, repeats, min_time) -> Dict[str, float]:
+    """Median seconds per call of each fn, interleaved (alternating order) over repeats."""
+    timer = Timer(device)
+    for fn in fns.values():  # warm-up (first call allocates, builds caches, ...)
+        fn()
+        fn()
+    # calibrate a batch size per fn so one sample lasts about min_time
+    batch = {}
+    for k, fn in fns.items():
+        t = timer(fn, 1)
+        batch[k] = max(1, min(10000, int(min_time / max(t, 1e-7))))
+    samples = {k: [] for k in fns}
+    names = list(fns)
+    for r in range(repeats):
+        for k in (names if r % 2 == 0 else names[::-1]):
+            samples[k].append(timer(fns[k], batch[k]))
+    return {k: statistics.median(v) for k, v in samples.items()}
+
+
+def copy_bandwidth(device, repeats) -> float:
+    """Bytes per second of a large tensor copy (read + write counted)."""
+    n = (256 << 20) // 4  # 256 MiB of float32
+    src = torch.randn(n, device=device)
+    dst = torch.empty_like(src)
+    t = compare({"copy": lambda: dst.copy_(src)}, device, max(3, repeats), 0.05)["copy"]
+    del src, dst
+    return 2 * n * 4 / t
+
+
+def _nbytes(t: torch.Tensor) -> int:
+    return t.numel() * t.element_size()
+
+
+# ---------------------------------------------------------------- one case
+
+
+def _cv2_fn(case: Case, x: torch.Tensor, out_hw):
+    """cv2.resize over the images of x (per plane for NCHW, per image HWC for channels_last)."""
+    interp = getattr(cv2, case.cv2_interp, None)
+    if interp is None:
+        return None
+    dsize = (out_hw[1], out_hw[0])  # cv2 wants (width, height)
+    if case.channels_last:
+        imgs = [a for a in x.permute(0, 2, 3, 1).numpy()]  # N views (H, W, C), contiguous
+        if x.shape[1] > 512:
+            return None
+    else:
+        imgs = [p for p in x.reshape(-1, *x.shape[2:]).numpy()]  # N*C planes (H, W)
+    if case.kwargs.get("scale_factor") and "size" not in case.kwargs:
+        fx = fy = float(case.kwargs["scale_factor"])
+    else:
+        fx = fy = 0
+    outs = [None] * len(imgs)
+
+    def run():
+        for i, im in enumerate(imgs):
+            outs[i] = cv2.resize(im, dsize, fx=fx, fy=fy, interpolation=interp)
+    return run
+
+
+def bench_case(case: Case, device: str, repeats: int, min_time: float, bw: float) -> dict:
+    kw = case.kwargs
+    x = case.make(device)
+    y_ref = F.interpolate(x, **kw)
+    y_ours = resize_ad.interpolate(x, **kw)
+    err = (y_ours.float() - y_ref.float()).abs().max().item()
+    row = dict(case=case.name, desc=case.describe(), device=device, dtype=str(case.dtype).replace("torch.", ""),
+               in_shape=list(x.shape), out_shape=list(y_ref.shape), max_abs_diff=err)
+    io_fwd = _nbytes(x) + _nbytes(y_ref)
+    del y_ref, y_ours
+
+    fwd = compare({"native": lambda: F.interpolate(x, **kw), "ours": lambda: resize_ad.interpolate(x, **kw)},
+                  device, repeats, min_time)
+
+    xg = case.make(device, requires_grad=True)
+    g = torch.randn_like(F.interpolate(xg.detach(), **kw))
+
+    def fb(f):
+        return lambda: torch.autograd.grad(f(xg, **kw), xg, g)
+
+    fwdbwd = compare({"native": fb(F.interpolate), "ours": fb(resize_ad.interpolate)}, device, repeats, min_time)
+    io_fb = 2 * io_fwd
+
+    row.update(
+        fwd_native_ms=fwd["native"] * 1e3, fwd_ours_ms=fwd["ours"] * 1e3,
+        fwd_speedup=fwd["native"] / fwd["ours"],
+        fwd_floor_ours=io_fwd / bw / fwd["ours"], fwd_floor_native=io_fwd / bw / fwd["native"],
+        fb_native_ms=fwdbwd["native"] * 1e3, fb_ours_ms=fwdbwd["ours"] * 1e3,
+        fb_speedup=fwdbwd["native"] / fwdbwd["ours"],
+        fb_floor_ours=io_fb / bw / fwdbwd["ours"], fb_floor_native=io_fb / bw / fwdbwd["native"],
+        cv2_ms=None,
+    )
+    if cv2 is not None and device == "cpu" and case.cv2_interp and case.dtype == torch.float32 and x.dim() == 4:
+        run = _cv2_fn(case, x.detach(), list(row["out_shape"][2:]))
+        if run is not None:
+            t = compare({"cv2": run, "ours": lambda: resize_ad.interpolate(x, **kw)}, device, repeats, min_time)
+            row["cv2_ms"] = t["cv2"] * 1e3
+            row["cv2_ours_ms"] = t["ours"] * 1e3
+    return row
+
+
+# ---------------------------------------------------------------- report
+
+
+def geomean(v):
+    v = [a for a in v if a and a > 0]
+    return math.exp(sum(math.log(a) for a in v) / len(v)) if v else float("nan")
+
+
+def markdown(rows: List[dict], meta: dict) -> str:
+    out = []
+    for device in dict.fromkeys(r["device"] for r in rows):
+        rs = [r for r in rows if r["device"] == device]
+        bw = meta["copy_bandwidth_GBps"][device]
+        out.append(f"### {device}: {meta['device_name'][device]}, {meta['threads']} threads, "
+                   f"copy bandwidth {bw:.1f} GB/s\n")
+        has_cv2 = any(r.get("cv2_ms") for r in rs)
+        hdr = ["case", "what", "dtype", "fwd native ms", "fwd ours ms", "fwd speed-up", "fwd floor %",
+               "f+b native ms", "f+b ours ms", "f+b speed-up", "f+b floor %"]
+        if has_cv2:
+            hdr += ["cv2 ms", "ours/cv2 speed-up"]
+        out.append("| " + " | ".join(hdr) + " |")
+        out.append("|" + "|".join("---" if i < 3 else "---:" for i in range(len(hdr))) + "|")
+        for r in rs:
+            cells = [r["case"], r["desc"], r["dtype"],
+                     f"{r['fwd_native_ms']:.3f}", f"{r['fwd_ours_ms']:.3f}", f"{r['fwd_speedup']:.2f}x",
+                     f"{100 * r['fwd_floor_ours']:.0f}",
+                     f"{r['fb_native_ms']:.3f}", f"{r['fb_ours_ms']:.3f}", f"{r['fb_speedup']:.2f}x",
+                     f"{100 * r['fb_floor_ours']:.0f}"]
+            if has_cv2:
+                if r.get("cv2_ms"):
+                    cells += [f"{r['cv2_ms']:.3f}", f"{r['cv2_ms'] / r['cv2_ours_ms']:.2f}x"]
+                else:
+                    cells += ["", ""]
+            out.append("| " + " | ".join(cells) + " |")
+        gf = geomean([r["fwd_speedup"] for r in rs])
+        gb = geomean([r["fb_speedup"] for r in rs])
+        wf = min(rs, key=lambda r: r["fwd_speedup"])
+        wb = min(rs, key=lambda r: r["fb_speedup"])
+        out.append("")
+        out.append(f"geomean speed-up over native: forward **{gf:.2f}x**, forward+backward **{gb:.2f}x**; "
+                   f"worst forward {wf['fwd_speedup']:.2f}x ({wf['case']}), "
+                   f"worst forward+backward {wb['fb_speedup']:.2f}x ({wb['case']})\n")
+        meta.setdefault("geomean", {})[device] = dict(fwd=gf, fwd_bwd=gb, worst_fwd=wf["fwd_speedup"],
+                                                      worst_fwd_case=wf["case"], worst_fwd_bwd=wb["fb_speedup"],
+                                                      worst_fwd_bwd_case=wb["case"])
+    return "\n".join(out)
+
+
+def plot(rows: List[dict], path: str) -> None:
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.exit("bench_interpolate: --plot needs matplotlib (pip install matplotlib, or "
+                 "pip install 'resize_ad[bench]'); the benchmark itself ran, rerun with it installed")
+    devices = list(dict.fromkeys(r["device"] for r in rows))
+    fig, axes = plt.subplots(len(devices), 1, figsize=(max(8, 0.6 * len(rows) / len(devices) + 3), 4.5 * len(devices)),
+                             squeeze=False)
+    for ax, device in zip(axes[:, 0], devices):
+        rs = [r for r in rows if r["device"] == device]
+        xs = range(len(rs))
+        ax.bar([i - 0.2 for i in xs], [r["fwd_speedup"] for r in rs], width=0.4, label="forward")
+        ax.bar([i + 0.2 for i in xs], [r["fb_speedup"] for r in rs], width=0.4, label="forward+backward")
+        ax.axhline(1.0, color="k", lw=0.8)
+        ax.set_yscale("log")
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels([r["case"] for r in rs], rotation=60, ha="right", fontsize=8)
+        ax.set_ylabel("speed-up over F.interpolate")
+        ax.set_title(f"resize_ad vs F.interpolate ({device})")
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+# ---------------------------------------------------------------- main
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--device", default="auto", help="cpu, cuda, or auto (cpu, plus cuda when available)")
+    p.add_argument("--cases", default="", help="comma-separated substrings or regexes of case names")
+    p.add_argument("--quick", action="store_true", help="short run: fewer repeats, shorter samples")
+    p.add_argument("--repeats", type=int, default=None, help="samples per timing (default 15, quick 5)")
+    p.add_argument("--min-time", type=float, default=None, help="seconds per sample (default 0.05, quick 0.01)")
+    p.add_argument("--threads", type=int, default=None, help="torch.set_num_threads (default: torch's)")
+    p.add_argument("--json", metavar="FILE", help="write the numbers as JSON")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the speed-ups (needs matplotlib)")
+    p.add_argument("--list", action="store_true", help="list the cases and exit")
+    a = p.parse_args(argv)
+
+    if a.plot:  # fail before the run, not after it
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            p.error("--plot needs matplotlib (pip install matplotlib); it is not installed")
+    if a.threads:
+        torch.set_num_threads(a.threads)
+    repeats = a.repeats or (5 if a.quick else 15)
+    min_time = a.min_time if a.min_time is not None else (0.01 if a.quick else 0.05)
+
+    cases = suite()
+    if a.cases:
+        pats = [s.strip() for s in a.cases.split(",") if s.strip()]
+        cases = [c for c in cases if any(re.search(pt, c.name) for pt in pats)]
+    if a.list or not cases:
+        for c in cases:
+            print(f"{c.name:26s} {c.describe()}")
+        return 0 if cases else 1
+
+    if a.device == "auto":
+        devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    else:
+        devices = [d.strip() for d in a.device.split(",")]
+    for d in devices:
+        if d == "cuda" and not torch.cuda.is_available():
+            p.error("--device cuda: CUDA is not available")
+        if d == "cuda" and not resize_ad.has_cuda_kernels():
+            p.error("--device cuda: this resize_ad build has no CUDA kernels")
+
+    meta = dict(torch=torch.__version__, resize_ad_file=resize_ad.__file__, python=platform.python_version(),
+                machine=platform.machine(), threads=torch.get_num_threads(),
+                cpu_capability=torch.backends.cpu.get_cpu_capability(),
+                cv2=getattr(cv2, "__version__", None), repeats=repeats, min_time=min_time,
+                command=" ".join([os.path.basename(sys.executable)] + sys.argv),
+                copy_bandwidth_GBps={}, device_name={})
+    rows = []
+    for device in devices:
+        meta["device_name"][device] = (torch.cuda.get_device_name() if device == "cuda"
+                                       else (platform.processor() or platform.machine()))
+        bw = copy_bandwidth(device, repeats)
+        meta["copy_bandwidth_GBps"][device] = bw / 1e9
+        print(f"[{device}] copy bandwidth {bw / 1e9:.1f} GB/s", file=sys.stderr, flush=True)
+        for i, c in enumerate(cases):
+            t0 = time.perf_counter()
+            r = bench_case(c, device, repeats, min_time, bw)
+            rows.append(r)
+            print(f"[{device} {i + 1}/{len(cases)}] {c.name:24s} fwd {r['fwd_native_ms']:8.3f} -> "
+                  f"{r['fwd_ours_ms']:8.3f} ms ({r['fwd_speedup']:5.2f}x)  f+b {r['fb_native_ms']:8.3f} -> "
+                  f"{r['fb_ours_ms']:8.3f} ms ({r['fb_speedup']:5.2f}x)  maxdiff {r['max_abs_diff']:.1e}  "
+                  f"[{time.perf_counter() - t0:.1f}s]", file=sys.stderr, flush=True)
+    print(markdown(rows, meta))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(dict(meta=meta, rows=rows), f, indent=1)
+    if a.plot:
+        plot(rows, a.plot)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
