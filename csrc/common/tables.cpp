@@ -1,6 +1,7 @@
 #include "tables.h"
 
 #include <c10/util/Exception.h>
+#include <c10/util/SmallVector.h>
 
 #include <algorithm>
 #include <cmath>
@@ -8,9 +9,11 @@
 namespace resize_ad {
 namespace {
 
+// One row of a table. The weights live inline for the usual window sizes, so building a table
+// does not allocate per row.
 struct Row {
   int64_t start;
-  std::vector<double> w;
+  c10::SmallVector<double, 16> w;
 };
 
 // Nearest: ATen cpu/UpSampleKernel.cpp HelperInterpNearest::compute_indices_weights
@@ -64,7 +67,7 @@ Row cubic_row(int64_t o, int64_t in, int64_t out, bool ac, double s) {
             cubic_convolution1<T>(T(1) - t, A), cubic_convolution2<T>(T(2) - t, A)};
   auto clampi = [in](int64_t v) { return std::max<int64_t>(0, std::min<int64_t>(v, in - 1)); };
   int64_t lo = clampi(i - 1), hi = clampi(i + 2);
-  Row r{lo, std::vector<double>(hi - lo + 1, 0.0)};
+  Row r{lo, c10::SmallVector<double, 16>(hi - lo + 1, 0.0)};
   for (int j = 0; j < 4; ++j) r.w[clampi(i - 1 + j) - lo] += static_cast<double>(c[j]);
   return r;
 }
@@ -73,7 +76,7 @@ Row cubic_row(int64_t o, int64_t in, int64_t out, bool ac, double s) {
 Row area_row(int64_t o, int64_t in, int64_t out) {
   int64_t a = (o * in) / out;
   int64_t b = ((o + 1) * in + out - 1) / out;
-  return {a, std::vector<double>(b - a, 1.0 / static_cast<double>(b - a))};
+  return {a, c10::SmallVector<double, 16>(b - a, 1.0 / static_cast<double>(b - a))};
 }
 
 // PIL-style window (antialias and the extra filters): UpSampleKernel.cpp
@@ -93,9 +96,9 @@ Row filter_row(Mode mode, bool stretch, int64_t o, int64_t in, int64_t out, bool
   int64_t xmin = std::max<int64_t>(static_cast<int64_t>((center - support) + 0.5), 0);
   int64_t xsize = std::min<int64_t>(static_cast<int64_t>((center + support) + 0.5), in) - xmin;
   xsize = std::max<int64_t>(0, std::min<int64_t>(xsize, max_taps));
-  Row r{xmin, std::vector<double>(xsize)};
+  Row r{xmin, c10::SmallVector<double, 16>(xsize)};
   T total = 0;
-  std::vector<T> w(xsize);
+  c10::SmallVector<T, 16> w(xsize);
   for (int64_t j = 0; j < xsize; ++j) {
     T arg = static_cast<T>((static_cast<T>(j + xmin) - center + 0.5) * invscale);
     w[j] = filter_value<T>(mode, arg);
@@ -148,23 +151,27 @@ AxisTable build_table(const Options& opt, int64_t in, int64_t out, double s) {
   AxisTable t;
   t.in_size = in;
   t.out_size = out;
-  std::vector<Row> rows;
-  rows.reserve(out);
-  for (int64_t o = 0; o < out; ++o)
-    rows.push_back(opt.double_math ? make_row<double>(opt, o, in, out, s)
-                                   : make_row<float>(opt, o, in, out, s));
-  for (const auto& r : rows) t.K = std::max<int64_t>(t.K, static_cast<int64_t>(r.w.size()));
-  t.K = std::max<int64_t>(t.K, 1);
+  // Rows are appended to flat arrays as they are computed, then packed with the stride K.
+  std::vector<double> flat;
+  flat.reserve(out * 2);
   t.start.resize(out);
   t.len.resize(out);
-  t.w.assign(out * t.K, 0.0);
   bool identity = in == out;
   for (int64_t o = 0; o < out; ++o) {
-    const Row& r = rows[o];
+    const Row r = opt.double_math ? make_row<double>(opt, o, in, out, s)
+                                  : make_row<float>(opt, o, in, out, s);
     t.start[o] = r.start;
     t.len[o] = static_cast<int64_t>(r.w.size());
-    std::copy(r.w.begin(), r.w.end(), t.w.begin() + o * t.K);
+    t.K = std::max<int64_t>(t.K, t.len[o]);
+    flat.insert(flat.end(), r.w.begin(), r.w.end());
     identity = identity && t.len[o] == 1 && r.start == o && r.w[0] == 1.0;
+  }
+  t.K = std::max<int64_t>(t.K, 1);
+  t.w.assign(out * t.K, 0.0);
+  const double* f = flat.data();
+  for (int64_t o = 0; o < out; ++o) {
+    std::copy(f, f + t.len[o], t.w.begin() + o * t.K);
+    f += t.len[o];
   }
   t.identity = identity;
   return t;
