@@ -3,6 +3,8 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <numeric>
 
 namespace resize_ad {
@@ -38,9 +40,74 @@ std::vector<int64_t> physical_order(at::MemoryFormat fmt, int64_t dim) {
   return p;
 }
 
-// y = (W_1 (x) W_2 (x) ...) x, one pass per axis whose table is not the identity.
+// Mean taps per output row of a table (1 for the identity, which is a copy).
+double mean_taps(const AxisTable& t) {
+  if (t.identity) return 1.0;
+  int64_t sum = 0;
+  for (int64_t o = 0; o < t.out_size; ++o) sum += t.len[o];
+  return static_cast<double>(sum) / static_cast<double>(std::max<int64_t>(1, t.out_size));
+}
+
+// True when every row is a single tap of weight exactly 1 (nearest, identity): reading such
+// an axis is a plain copy of the selected line.
+bool unit_table(const AxisTable& t) {
+  if (t.identity) return true;
+  for (int64_t o = 0; o < t.out_size; ++o)
+    if (t.len[o] != 1 || t.w[o * t.K] != 1.0) return false;
+  return true;
+}
+
+// Cost model of the two plans, in multiply-adds along contiguous memory. A multiply-add along
+// the innermost axis (inner == 1) gathers scattered elements and costs kGather of those; every
+// element of an intermediate tensor of the separable plan is written, faulted in and read back
+// again, which costs kScratch.
+constexpr double kGather = 4.0;
+constexpr double kScratch = 4.0;
+
+double separable_cost(std::vector<int64_t> sizes, const std::vector<size_t>& order,
+                      const std::vector<int64_t>& pos, const std::vector<AxisTable>& tables) {
+  double cost = 0;
+  for (size_t k = 0; k < order.size(); ++k) {
+    const AxisTable& t = tables[order[k]];
+    const int64_t p = pos[order[k]];
+    double outer = 1, inner = 1;
+    for (int64_t i = 0; i < p; ++i) outer *= static_cast<double>(sizes[i]);
+    for (size_t i = p + 1; i < sizes.size(); ++i) inner *= static_cast<double>(sizes[i]);
+    cost += outer * static_cast<double>(t.out_size) * inner * mean_taps(t) *
+            (inner == 1 ? kGather : 1.0);
+    sizes[p] = t.out_size;
+    if (k + 1 < order.size()) {
+      double n = 1;
+      for (int64_t v : sizes) n *= static_cast<double>(v);
+      cost += kScratch * n;
+    }
+  }
+  return cost;
+}
+
+// The fused sweep (FusedPass): per output line along the last spatial axis, a blend of the
+// input lines its leading-axis taps select, then the last axis' table along that line.
+double fused_cost(double outer, double inner, const std::vector<const AxisTable*>& tabs) {
+  const AxisTable& last = *tabs.back();
+  double rows = outer, lead_taps = 1;
+  bool lead_unit = true;
+  for (size_t i = 0; i + 1 < tabs.size(); ++i) {
+    rows *= static_cast<double>(tabs[i]->out_size);
+    lead_taps *= mean_taps(*tabs[i]);
+    lead_unit = lead_unit && unit_table(*tabs[i]);
+  }
+  const double in_line = static_cast<double>(last.in_size) * inner;
+  const double blend = lead_unit ? (inner == 1 ? 0.25 * in_line : 0.0) : lead_taps * in_line;
+  const double along = last.identity ? 0.0
+                                     : static_cast<double>(last.out_size) * inner *
+                                           mean_taps(last) * (inner == 1 ? kGather : 1.0);
+  return rows * (blend + along);
+}
+
+// y = (W_1 (x) W_2 (x) ...) x: one pass per axis whose table is not the identity, or one fused
+// sweep over all of them.
 at::Tensor apply_tables(const at::Tensor& x, at::IntArrayRef out_sizes, at::MemoryFormat fmt,
-                        const std::vector<AxisTable>& tables, AxisPass pass) {
+                        const std::vector<AxisTable>& tables, AxisPass pass, FusedPass fused) {
   at::Tensor out = at::empty(out_sizes, x.options().memory_format(fmt));
   if (out.numel() == 0) return out;
   const int64_t dim = x.dim();
@@ -69,6 +136,31 @@ at::Tensor apply_tables(const at::Tensor& x, at::IntArrayRef out_sizes, at::Memo
   if (!cur.is_contiguous()) cur = cur.contiguous();
   const at::Tensor out_phys = out.permute(perm);
   TORCH_INTERNAL_ASSERT(out_phys.is_contiguous());
+
+  if (fused != nullptr) {
+    // The spatial axes are consecutive in every physical order used here.
+    const int64_t first = *std::min_element(pos.begin(), pos.end());
+    const int64_t last = *std::max_element(pos.begin(), pos.end());
+    if (last - first + 1 == static_cast<int64_t>(tables.size())) {
+      int64_t outer = 1, inner = 1;
+      for (int64_t i = 0; i < first; ++i) outer *= cur.size(i);
+      for (int64_t i = last + 1; i < dim; ++i) inner *= cur.size(i);
+      std::vector<const AxisTable*> tabs;
+      for (int64_t p = first; p <= last; ++p) tabs.push_back(&tables[perm[p] - 2]);
+      // RESIZE_AD_ENGINE=fused|separable overrides the cost model (tests run both engines).
+      const char* force = std::getenv("RESIZE_AD_ENGINE");
+      const bool use_fused =
+          force != nullptr && std::strcmp(force, "fused") == 0       ? true
+          : force != nullptr && std::strcmp(force, "separable") == 0 ? false
+          : fused_cost(static_cast<double>(outer), static_cast<double>(inner), tabs) <=
+                separable_cost(cur.sizes().vec(), order, pos, tables);
+      if (use_fused) {
+        fused(cur, out_phys, outer, inner, tabs);
+        return out;
+      }
+    }
+  }
+
   for (size_t k = 0; k < order.size(); ++k) {
     const AxisTable& t = tables[order[k]];
     const int64_t p = pos[order[k]];
@@ -90,7 +182,7 @@ at::Tensor apply_tables(const at::Tensor& x, at::IntArrayRef out_sizes, at::Memo
 at::Tensor resize_forward_impl(const at::Tensor& input, at::IntArrayRef output_size,
                                c10::string_view mode, bool align_corners,
                                std::optional<at::ArrayRef<double>> scales, bool antialias,
-                               AxisPass pass) {
+                               AxisPass pass, FusedPass fused) {
   check_common(input, "input", output_size.size(), mode);
   for (int64_t d = 2; d < input.dim(); ++d) {
     TORCH_CHECK(input.size(d) > 0 && output_size[d - 2] > 0,
@@ -105,13 +197,13 @@ at::Tensor resize_forward_impl(const at::Tensor& input, at::IntArrayRef output_s
   at::MemoryFormat fmt = (opt.mode == Mode::Area && input.dim() == 5)
                              ? at::MemoryFormat::Contiguous
                              : input.suggest_memory_format();
-  return apply_tables(input, out_sizes, fmt, tables, pass);
+  return apply_tables(input, out_sizes, fmt, tables, pass, fused);
 }
 
 at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef input_size,
                                 c10::string_view mode, bool align_corners,
                                 std::optional<at::ArrayRef<double>> scales, bool antialias,
-                                AxisPass pass) {
+                                AxisPass pass, FusedPass fused) {
   TORCH_CHECK(input_size.size() == static_cast<size_t>(grad_output.dim()),
               "resize_ad: input_size has ", input_size.size(), " entries but grad_output is ",
               grad_output.dim(), "-D");
@@ -128,7 +220,8 @@ at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef i
       make_options(mode, align_corners, antialias, grad_output.scalar_type(), grad_output.dim() - 2);
   auto tables =
       build_tables(opt, input_size.slice(2), grad_output.sizes().slice(2), scales, true);
-  return apply_tables(grad_output, input_size, grad_output.suggest_memory_format(), tables, pass);
+  return apply_tables(grad_output, input_size, grad_output.suggest_memory_format(), tables, pass,
+                      fused);
 }
 
 }  // namespace resize_ad

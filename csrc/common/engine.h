@@ -6,6 +6,7 @@
 #include <c10/util/string_view.h>
 
 #include <optional>
+#include <vector>
 
 #include "tables.h"
 
@@ -18,14 +19,22 @@ namespace resize_ad {
 using AxisPass = void (*)(const at::Tensor& src, const at::Tensor& dst, at::ScalarType orig,
                           int64_t outer, int64_t inner, const AxisTable& table);
 
+// Optional: applies every spatial table in one sweep (no intermediate tensors). src is viewed
+// as [outer, in_1, ..., in_k, inner] and dst as [outer, out_1, ..., out_k, inner], both
+// contiguous and of the op's dtype; tables[i] is the table of the i-th spatial axis in that
+// (physical) order, identity tables included. The engine calls it instead of the AxisPass
+// sequence when its cost model (engine.cpp) says the sweep does less work.
+using FusedPass = void (*)(const at::Tensor& src, const at::Tensor& dst, int64_t outer,
+                           int64_t inner, const std::vector<const AxisTable*>& tables);
+
 at::Tensor resize_forward_impl(const at::Tensor& input, at::IntArrayRef output_size,
                                c10::string_view mode, bool align_corners,
                                std::optional<at::ArrayRef<double>> scales, bool antialias,
-                               AxisPass pass);
+                               AxisPass pass, FusedPass fused = nullptr);
 
 at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef input_size,
                                 c10::string_view mode, bool align_corners,
                                 std::optional<at::ArrayRef<double>> scales, bool antialias,
-                                AxisPass pass);
+                                AxisPass pass, FusedPass fused = nullptr);
 
 }  // namespace resize_ad

@@ -1,11 +1,34 @@
-// CPU engine: one banded-matrix pass along one axis, parallel over output rows.
-#include <ATen/ATen.h>
+// CPU engine: the banded tables applied line by line.
+//
+// The input is viewed in its physical order as [outer, S_1, ..., S_k, inner]; a line is the
+// in_k * inner contiguous elements along the last spatial axis S_k. One output line
+// (b, o_1, ..., o_{k-1}) is
+//   blend:  tmp = sum over the taps of the leading axes (products of their weights) of the
+//           input lines those taps select, a contiguous multiply-add;
+//   along:  out[o] = sum_j w_k[o, j] * tmp[start_k[o] + j] (per inner element),
+// so each table is applied as in a separable pass, but the intermediate is one line in L1
+// instead of a tensor (the FusedPass). A separable AxisPass is the same kernel with k = 1.
+// Both read the tables of tables.h and nothing else: no mode-specific code here.
 #include <ATen/Dispatch.h>
 #include <ATen/OpMathType.h>
 #include <ATen/Parallel.h>
+#include <ATen/core/Tensor.h>
+#include <c10/util/BFloat16.h>
+#include <c10/util/Half.h>
 #include <torch/library.h>
 
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define RESIZE_AD_HAVE_AVX2_BUILD 1
+#else
+#define RESIZE_AD_HAVE_AVX2_BUILD 0
+#endif
+
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "../common/engine.h"
@@ -13,84 +36,205 @@
 namespace resize_ad {
 namespace {
 
-constexpr int64_t kBlock = 64;  // inner elements accumulated in registers / L1 at once
+// One axis table, prepared for the kernels in the accumulation type.
+template <typename acc_t>
+struct Line {
+  int64_t in = 0, out = 0, K = 1;
+  bool identity = false;
+  bool unit = false;     // every row: one tap of weight exactly 1 (nearest, identity)
+  bool uniform = false;  // every row has exactly K taps
+  const int64_t* start = nullptr;
+  const int64_t* len = nullptr;
+  std::vector<acc_t> w;            // [out * K], row o at o * K
+  std::vector<uint8_t> same_prev;  // leading axes: row o has exactly the taps of row o - 1
+  // Gather form (last axis, inner == 1): tap j of row o reads position idx[j * out + o] with
+  // weight wt[j * out + o]; taps past len[o] read the zero slot `in` with weight 0.
+  std::vector<int32_t> idx;
+  std::vector<acc_t> wt;
+};
+
+template <typename acc_t>
+struct Plan {
+  std::vector<Line<acc_t>> lead;  // spatial axes 1 .. k-1
+  Line<acc_t> last;               // spatial axis k
+  int64_t inner = 1;
+  int64_t rows = 1;      // output lines: outer * prod(lead out)
+  int64_t nseg = 1;      // segments per line along the last axis
+  int64_t seg_len = 1;
+  int64_t max_taps = 1;  // product of the leading axes' K
+  int64_t grain = 1;     // work items per parallel chunk at least
+  std::vector<int64_t> seg_lo, seg_hi;  // input positions segment s reads along the last axis
+};
+
+template <typename acc_t>
+void prepare(Line<acc_t>& L, const AxisTable& t, bool lead, bool gather) {
+  L.in = t.in_size;
+  L.out = t.out_size;
+  L.K = t.K;
+  L.identity = t.identity;
+  L.start = t.start.data();
+  L.len = t.len.data();
+  L.w.resize(t.w.size());
+  for (size_t i = 0; i < t.w.size(); ++i) L.w[i] = static_cast<acc_t>(t.w[i]);
+  L.unit = t.K == 1;
+  L.uniform = true;
+  for (int64_t o = 0; o < L.out; ++o) {
+    L.uniform = L.uniform && t.len[o] == t.K;
+    L.unit = L.unit && t.len[o] == 1 && t.w[o * t.K] == 1.0;
+  }
+  if (lead) {
+    L.same_prev.assign(L.out, 0);
+    for (int64_t o = 1; o < L.out; ++o) {
+      bool same = t.start[o] == t.start[o - 1] && t.len[o] == t.len[o - 1];
+      for (int64_t j = 0; same && j < t.len[o]; ++j)
+        same = t.w[o * t.K + j] == t.w[(o - 1) * t.K + j];
+      L.same_prev[o] = same;
+    }
+  }
+  if (gather) {
+    TORCH_CHECK(L.in < (int64_t{1} << 31) - 8, "resize_ad: spatial size ", L.in, " is too large");
+    L.idx.resize(L.K * L.out);
+    L.wt.resize(L.K * L.out);
+    for (int64_t o = 0; o < L.out; ++o) {
+      for (int64_t j = 0; j < L.K; ++j) {
+        const bool real = j < t.len[o];
+        L.idx[j * L.out + o] = static_cast<int32_t>(real ? t.start[o] + j : L.in);
+        L.wt[j * L.out + o] = real ? L.w[o * L.K + j] : acc_t(0);
+      }
+    }
+  }
+}
+
+template <typename acc_t>
+Plan<acc_t> make_plan(int64_t outer, int64_t inner, const std::vector<const AxisTable*>& tabs) {
+  Plan<acc_t> P;
+  const int64_t k = static_cast<int64_t>(tabs.size());
+  P.inner = inner;
+  P.rows = outer;
+  P.lead.resize(k - 1);
+  double lead_taps = 1;
+  for (int64_t i = 0; i + 1 < k; ++i) {
+    prepare(P.lead[i], *tabs[i], /*lead=*/true, /*gather=*/false);
+    P.rows *= tabs[i]->out_size;
+    P.max_taps *= tabs[i]->K;
+    int64_t sum = 0;
+    for (int64_t o = 0; o < tabs[i]->out_size; ++o) sum += tabs[i]->len[o];
+    lead_taps *= static_cast<double>(sum) / static_cast<double>(tabs[i]->out_size);
+  }
+  const AxisTable& last = *tabs[k - 1];
+  prepare(P.last, last, /*lead=*/false, /*gather=*/inner == 1 && !last.identity);
+
+  // Work per line (multiply-adds), then enough items for every thread to get several.
+  const double line_work =
+      (lead_taps * static_cast<double>(last.in_size) + static_cast<double>(last.out_size) *
+                                                           static_cast<double>(last.K)) *
+      static_cast<double>(inner);
+  const int64_t threads = std::max<int>(1, at::get_num_threads());
+  if (threads > 1 && P.rows < 8 * threads && last.out_size >= 512) {
+    P.nseg = std::min<int64_t>((8 * threads + P.rows - 1) / P.rows, last.out_size / 256);
+  }
+  P.nseg = std::max<int64_t>(1, P.nseg);
+  P.seg_len = (last.out_size + P.nseg - 1) / P.nseg;
+  P.nseg = (last.out_size + P.seg_len - 1) / P.seg_len;
+  P.seg_lo.assign(P.nseg, last.in_size);
+  P.seg_hi.assign(P.nseg, 0);
+  for (int64_t o = 0; o < last.out_size; ++o) {
+    if (last.len[o] == 0) continue;
+    const int64_t sg = o / P.seg_len;
+    P.seg_lo[sg] = std::min(P.seg_lo[sg], last.start[o]);
+    P.seg_hi[sg] = std::max(P.seg_hi[sg], last.start[o] + last.len[o]);
+  }
+  const double item_work = std::max(1.0, line_work / static_cast<double>(P.nseg));
+  P.grain = std::max<int64_t>(1, static_cast<int64_t>(65536.0 / item_work));
+  return P;
+}
+
+// Per-thread scratch, kept between calls (one line, small).
+unsigned char* scratch(size_t bytes) {
+  static thread_local std::unique_ptr<unsigned char[]> buf;
+  static thread_local size_t size = 0;
+  if (size < bytes) {
+    size = std::max(bytes, size * 2);
+    buf.reset(new unsigned char[size]);
+  }
+  return buf.get();
+}
+
+namespace base {
+#define RESIZE_AD_AVX2 0
+#include "row_kernels.h"
+#undef RESIZE_AD_AVX2
+}  // namespace base
+
+#if RESIZE_AD_HAVE_AVX2_BUILD
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+namespace avx2 {
+#define RESIZE_AD_AVX2 1
+#include "row_kernels.h"
+#undef RESIZE_AD_AVX2
+}  // namespace avx2
+#pragma GCC pop_options
+
+bool cpu_has_avx2() {
+  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return ok;
+}
+#endif
 
 template <typename src_t, typename dst_t, typename acc_t>
-void axis_pass_impl(const src_t* src, dst_t* dst, int64_t outer, int64_t inner,
-                    const AxisTable& t) {
-  const int64_t in_len = t.in_size, out_len = t.out_size, K = t.K;
-  std::vector<acc_t> w(t.w.size());
-  std::transform(t.w.begin(), t.w.end(), w.begin(), [](double v) { return static_cast<acc_t>(v); });
-  const int64_t* start = t.start.data();
-  const int64_t* len = t.len.data();
-  const acc_t* wp = w.data();
-  const int64_t rows = outer * out_len;
-  const int64_t work_per_row = std::max<int64_t>(1, inner * K);
-  const int64_t grain = std::max<int64_t>(1, 32768 / work_per_row);
+void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t inner,
+         const std::vector<const AxisTable*>& tabs) {
+  const Plan<acc_t> P = make_plan<acc_t>(outer, inner, tabs);
+  const src_t* s = src.const_data_ptr<src_t>();
+  dst_t* d = dst.mutable_data_ptr<dst_t>();
+#if RESIZE_AD_HAVE_AVX2_BUILD
+  if (cpu_has_avx2()) return avx2::run_plan<src_t, dst_t, acc_t>(P, s, d);
+#endif
+  base::run_plan<src_t, dst_t, acc_t>(P, s, d);
+}
 
-  at::parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      const int64_t o = r % out_len;
-      const int64_t b = r / out_len;
-      const src_t* s = src + (b * in_len + start[o]) * inner;
-      dst_t* d = dst + r * inner;
-      const acc_t* wo = wp + o * K;
-      const int64_t n = len[o];
-      if (inner == 1) {
-        acc_t sum = 0;
-        for (int64_t k = 0; k < n; ++k) sum += wo[k] * static_cast<acc_t>(s[k]);
-        d[0] = static_cast<dst_t>(sum);
-        continue;
-      }
-      for (int64_t j0 = 0; j0 < inner; j0 += kBlock) {
-        const int64_t m = std::min(kBlock, inner - j0);
-        acc_t acc[kBlock];
-        for (int64_t j = 0; j < m; ++j) acc[j] = 0;
-        for (int64_t k = 0; k < n; ++k) {
-          const acc_t wk = wo[k];
-          const src_t* sk = s + k * inner + j0;
-          for (int64_t j = 0; j < m; ++j) acc[j] += wk * static_cast<acc_t>(sk[j]);
-        }
-        for (int64_t j = 0; j < m; ++j) d[j0 + j] = static_cast<dst_t>(acc[j]);
-      }
+// src / dst are of dtype `orig` or of its accumulation type (float for half and bfloat16).
+void dispatch(const at::Tensor& src, const at::Tensor& dst, at::ScalarType orig, int64_t outer,
+              int64_t inner, const std::vector<const AxisTable*>& tabs) {
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, orig, "resize_ad_cpu", [&] {
+    using acc_t = at::opmath_type<scalar_t>;
+    const bool src_acc = src.scalar_type() != orig;
+    const bool dst_acc = dst.scalar_type() != orig;
+    if (src_acc && dst_acc) {
+      run<acc_t, acc_t, acc_t>(src, dst, outer, inner, tabs);
+    } else if (src_acc) {
+      run<acc_t, scalar_t, acc_t>(src, dst, outer, inner, tabs);
+    } else if (dst_acc) {
+      run<scalar_t, acc_t, acc_t>(src, dst, outer, inner, tabs);
+    } else {
+      run<scalar_t, scalar_t, acc_t>(src, dst, outer, inner, tabs);
     }
   });
 }
 
 void axis_pass_cpu(const at::Tensor& src, const at::Tensor& dst, at::ScalarType orig,
                    int64_t outer, int64_t inner, const AxisTable& t) {
-  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, orig, "resize_ad_axis_pass_cpu", [&] {
-    using acc_t = at::opmath_type<scalar_t>;
-    const bool src_acc = src.scalar_type() != orig;
-    const bool dst_acc = dst.scalar_type() != orig;
-    if (src_acc && dst_acc) {
-      axis_pass_impl<acc_t, acc_t, acc_t>(src.const_data_ptr<acc_t>(), dst.data_ptr<acc_t>(),
-                                          outer, inner, t);
-    } else if (src_acc) {
-      axis_pass_impl<acc_t, scalar_t, acc_t>(src.const_data_ptr<acc_t>(),
-                                             dst.data_ptr<scalar_t>(), outer, inner, t);
-    } else if (dst_acc) {
-      axis_pass_impl<scalar_t, acc_t, acc_t>(src.const_data_ptr<scalar_t>(),
-                                             dst.data_ptr<acc_t>(), outer, inner, t);
-    } else {
-      axis_pass_impl<scalar_t, scalar_t, acc_t>(src.const_data_ptr<scalar_t>(),
-                                                dst.data_ptr<scalar_t>(), outer, inner, t);
-    }
-  });
+  dispatch(src, dst, orig, outer, inner, {&t});
+}
+
+void fused_cpu(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t inner,
+               const std::vector<const AxisTable*>& tables) {
+  dispatch(src, dst, src.scalar_type(), outer, inner, tables);
 }
 
 at::Tensor resize_cpu(const at::Tensor& input, at::IntArrayRef output_size, c10::string_view mode,
                       bool align_corners, std::optional<at::ArrayRef<double>> scales,
                       bool antialias) {
   return resize_forward_impl(input, output_size, mode, align_corners, scales, antialias,
-                             axis_pass_cpu);
+                             axis_pass_cpu, fused_cpu);
 }
 
 at::Tensor resize_backward_cpu(const at::Tensor& grad_output, at::IntArrayRef input_size,
                                c10::string_view mode, bool align_corners,
                                std::optional<at::ArrayRef<double>> scales, bool antialias) {
   return resize_backward_impl(grad_output, input_size, mode, align_corners, scales, antialias,
-                              axis_pass_cpu);
+                              axis_pass_cpu, fused_cpu);
 }
 
 }  // namespace
