@@ -40,6 +40,12 @@ std::vector<int64_t> physical_order(at::MemoryFormat fmt, int64_t dim) {
   return p;
 }
 
+std::vector<const AxisTable*> raw(const std::vector<std::shared_ptr<const AxisTable>>& v) {
+  std::vector<const AxisTable*> r;
+  for (const auto& t : v) r.push_back(t.get());
+  return r;
+}
+
 // Mean taps per output row of a table (1 for the identity, which is a copy).
 double mean_taps(const AxisTable& t) {
   if (t.identity) return 1.0;
@@ -65,10 +71,10 @@ constexpr double kGather = 4.0;
 constexpr double kScratch = 4.0;
 
 double separable_cost(std::vector<int64_t> sizes, const std::vector<size_t>& order,
-                      const std::vector<int64_t>& pos, const std::vector<AxisTable>& tables) {
+                      const std::vector<int64_t>& pos, const std::vector<const AxisTable*>& tables) {
   double cost = 0;
   for (size_t k = 0; k < order.size(); ++k) {
-    const AxisTable& t = tables[order[k]];
+    const AxisTable& t = *tables[order[k]];
     const int64_t p = pos[order[k]];
     double outer = 1, inner = 1;
     for (int64_t i = 0; i < p; ++i) outer *= static_cast<double>(sizes[i]);
@@ -107,7 +113,8 @@ double fused_cost(double outer, double inner, const std::vector<const AxisTable*
 // y = (W_1 (x) W_2 (x) ...) x: one pass per axis whose table is not the identity, or one fused
 // sweep over all of them.
 at::Tensor apply_tables(const at::Tensor& x, at::IntArrayRef out_sizes, at::MemoryFormat fmt,
-                        const std::vector<AxisTable>& tables, AxisPass pass, FusedPass fused) {
+                        const std::vector<const AxisTable*>& tables, AxisPass pass,
+                        FusedPass fused) {
   at::Tensor out = at::empty(out_sizes, x.options().memory_format(fmt));
   if (out.numel() == 0) return out;
   const int64_t dim = x.dim();
@@ -119,10 +126,10 @@ at::Tensor apply_tables(const at::Tensor& x, at::IntArrayRef out_sizes, at::Memo
   // Shrinking axes first: every later pass then reads and writes less.
   std::vector<size_t> order;
   for (size_t d = 0; d < tables.size(); ++d)
-    if (!tables[d].identity) order.push_back(d);
+    if (!tables[d]->identity) order.push_back(d);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return static_cast<double>(tables[a].out_size) / tables[a].in_size <
-           static_cast<double>(tables[b].out_size) / tables[b].in_size;
+    return static_cast<double>(tables[a]->out_size) / tables[a]->in_size <
+           static_cast<double>(tables[b]->out_size) / tables[b]->in_size;
   });
   if (order.empty()) {
     out.copy_(x);
@@ -146,7 +153,7 @@ at::Tensor apply_tables(const at::Tensor& x, at::IntArrayRef out_sizes, at::Memo
       for (int64_t i = 0; i < first; ++i) outer *= cur.size(i);
       for (int64_t i = last + 1; i < dim; ++i) inner *= cur.size(i);
       std::vector<const AxisTable*> tabs;
-      for (int64_t p = first; p <= last; ++p) tabs.push_back(&tables[perm[p] - 2]);
+      for (int64_t p = first; p <= last; ++p) tabs.push_back(tables[perm[p] - 2]);
       // RESIZE_AD_ENGINE=fused|separable overrides the cost model (tests run both engines).
       const char* force = std::getenv("RESIZE_AD_ENGINE");
       const bool use_fused =
@@ -162,7 +169,7 @@ at::Tensor apply_tables(const at::Tensor& x, at::IntArrayRef out_sizes, at::Memo
   }
 
   for (size_t k = 0; k < order.size(); ++k) {
-    const AxisTable& t = tables[order[k]];
+    const AxisTable& t = *tables[order[k]];
     const int64_t p = pos[order[k]];
     std::vector<int64_t> sizes = cur.sizes().vec();
     int64_t outer = 1, inner = 1;
@@ -190,7 +197,8 @@ at::Tensor resize_forward_impl(const at::Tensor& input, at::IntArrayRef output_s
                 "input ", input.sizes().slice(2), " and output ", output_size);
   }
   Options opt = make_options(mode, align_corners, antialias, input.scalar_type(), input.dim() - 2);
-  auto tables = build_tables(opt, input.sizes().slice(2), output_size, scales, false);
+  const auto owned = cached_tables(opt, input.sizes().slice(2), output_size, scales, false);
+  const std::vector<const AxisTable*> tables = raw(owned);
   std::vector<int64_t> out_sizes{input.size(0), input.size(1)};
   out_sizes.insert(out_sizes.end(), output_size.begin(), output_size.end());
   // Native's adaptive_avg_pool3d (area, 3-D) returns contiguous output for any input layout.
@@ -218,8 +226,9 @@ at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef i
   }
   Options opt =
       make_options(mode, align_corners, antialias, grad_output.scalar_type(), grad_output.dim() - 2);
-  auto tables =
-      build_tables(opt, input_size.slice(2), grad_output.sizes().slice(2), scales, true);
+  const auto owned =
+      cached_tables(opt, input_size.slice(2), grad_output.sizes().slice(2), scales, true);
+  const std::vector<const AxisTable*> tables = raw(owned);
   return apply_tables(grad_output, input_size, grad_output.suggest_memory_format(), tables, pass,
                       fused);
 }

@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <list>
+#include <mutex>
 
 namespace resize_ad {
 namespace {
@@ -222,6 +225,84 @@ std::vector<AxisTable> build_tables(const Options& opt, c10::IntArrayRef in_spat
     double s = scales.has_value() ? (*scales)[d] : 0.0;
     AxisTable t = build_table(opt, in_spatial[d], out_spatial[d], s);
     tables.push_back(transposed ? transpose(t) : std::move(t));
+  }
+  return tables;
+}
+
+namespace {
+
+struct TableKey {
+  Mode mode;
+  bool align_corners, antialias, double_math, transposed;
+  int spatial_dims;
+  int64_t in, out;
+  double scale;  // 0 when absent
+  bool operator==(const TableKey& o) const {
+    return mode == o.mode && align_corners == o.align_corners && antialias == o.antialias &&
+           double_math == o.double_math && transposed == o.transposed &&
+           spatial_dims == o.spatial_dims && in == o.in && out == o.out &&
+           std::memcmp(&scale, &o.scale, sizeof(double)) == 0;
+  }
+};
+
+size_t table_bytes(const AxisTable& t) {
+  return t.start.size() * sizeof(int64_t) + t.len.size() * sizeof(int64_t) +
+         t.w.size() * sizeof(double);
+}
+
+class TableCache {
+ public:
+  std::shared_ptr<const AxisTable> get(const TableKey& key, const Options& opt) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+        if (it->first == key) {
+          entries_.splice(entries_.begin(), entries_, it);  // most recently used first
+          return entries_.front().second;
+        }
+      }
+    }
+    AxisTable t = build_table(opt, key.in, key.out, key.scale);
+    auto table = std::make_shared<const AxisTable>(key.transposed ? transpose(t) : std::move(t));
+    const size_t bytes = table_bytes(*table);
+    if (bytes > kMaxBytes / 4) return table;
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_.emplace_front(key, table);
+    bytes_ += bytes;
+    while (entries_.size() > kMaxEntries || bytes_ > kMaxBytes) {
+      bytes_ -= table_bytes(*entries_.back().second);
+      entries_.pop_back();
+    }
+    return table;
+  }
+
+ private:
+  static constexpr size_t kMaxEntries = 64;
+  static constexpr size_t kMaxBytes = size_t{32} << 20;
+  std::mutex mu_;
+  std::list<std::pair<TableKey, std::shared_ptr<const AxisTable>>> entries_;
+  size_t bytes_ = 0;
+};
+
+}  // namespace
+
+std::vector<std::shared_ptr<const AxisTable>> cached_tables(
+    const Options& opt, c10::IntArrayRef in_spatial, c10::IntArrayRef out_spatial,
+    std::optional<c10::ArrayRef<double>> scales, bool transposed) {
+  TORCH_CHECK(in_spatial.size() == out_spatial.size(), "resize_ad: got ", in_spatial.size(),
+              " input spatial sizes but ", out_spatial.size(), " output sizes");
+  if (scales.has_value()) {
+    TORCH_CHECK(scales->size() == in_spatial.size(), "resize_ad: expected ", in_spatial.size(),
+                " scales (one per spatial dimension), got ", scales->size());
+  }
+  static TableCache* cache = new TableCache();  // leaked: usable during static destruction
+  std::vector<std::shared_ptr<const AxisTable>> tables;
+  tables.reserve(in_spatial.size());
+  for (size_t d = 0; d < in_spatial.size(); ++d) {
+    const double s = scales.has_value() && (*scales)[d] > 0 ? (*scales)[d] : 0.0;
+    TableKey key{opt.mode, opt.align_corners, opt.antialias, opt.double_math, transposed,
+                 opt.spatial_dims, in_spatial[d], out_spatial[d], s};
+    tables.push_back(cache->get(key, opt));
   }
   return tables;
 }

@@ -9,6 +9,7 @@
 
 #include <c10/util/ArrayRef.h>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,8 @@ struct AxisTable {
   bool identity = false;        // row o is exactly x[o] * 1
 };
 
+// Everything a table depends on besides the sizes and the scale: each field must also be part of
+// TableKey in tables.cpp (the table cache).
 struct Options {
   Mode mode = Mode::Nearest;
   bool align_corners = false;
@@ -48,5 +51,11 @@ AxisTable transpose(const AxisTable& t);
 std::vector<AxisTable> build_tables(const Options& opt, c10::IntArrayRef in_spatial,
                                     c10::IntArrayRef out_spatial,
                                     std::optional<c10::ArrayRef<double>> scales, bool transposed);
+
+// As build_tables, from a small process-wide LRU cache of immutable tables (thread-safe):
+// repeated calls with the same sizes and options (every training step) do not rebuild them.
+std::vector<std::shared_ptr<const AxisTable>> cached_tables(
+    const Options& opt, c10::IntArrayRef in_spatial, c10::IntArrayRef out_spatial,
+    std::optional<c10::ArrayRef<double>> scales, bool transposed);
 
 }  // namespace resize_ad
