@@ -42,14 +42,16 @@ struct Line {
   int64_t in = 0, out = 0, K = 1;
   bool identity = false;
   bool unit = false;     // every row: one tap of weight exactly 1 (nearest, identity)
-  bool uniform = false;  // every row has exactly K taps
   const int64_t* start = nullptr;
   const int64_t* len = nullptr;
   std::vector<acc_t> w;            // [out * K], row o at o * K
   std::vector<uint8_t> same_prev;  // leading axes: row o has exactly the taps of row o - 1
   // Gather form (last axis, inner == 1): tap j of row o reads position idx[j * out + o] with
-  // weight wt[j * out + o]; taps past len[o] read the zero slot `in` with weight 0.
+  // weight wt[j * out + o]. Rows with fewer than K taps ("ragged", listed in order) are padded
+  // with weight-0 taps on a position the row reads anyway (or 0), then recomputed exactly from
+  // start / len / w after the vector sweep, so padding never mixes in 0 * inf.
   std::vector<int32_t> idx;
+  std::vector<int64_t> ragged;
   std::vector<acc_t> wt;
 };
 
@@ -77,9 +79,7 @@ void prepare(Line<acc_t>& L, const AxisTable& t, bool lead, bool gather) {
   L.w.resize(t.w.size());
   for (size_t i = 0; i < t.w.size(); ++i) L.w[i] = static_cast<acc_t>(t.w[i]);
   L.unit = t.K == 1;
-  L.uniform = true;
   for (int64_t o = 0; o < L.out; ++o) {
-    L.uniform = L.uniform && t.len[o] == t.K;
     L.unit = L.unit && t.len[o] == 1 && t.w[o * t.K] == 1.0;
   }
   if (lead) {
@@ -92,14 +92,16 @@ void prepare(Line<acc_t>& L, const AxisTable& t, bool lead, bool gather) {
     }
   }
   if (gather) {
-    TORCH_CHECK(L.in < (int64_t{1} << 31) - 8, "resize_ad: spatial size ", L.in, " is too large");
+    TORCH_CHECK(L.in < (int64_t{1} << 31), "resize_ad: spatial size ", L.in, " is too large");
     L.idx.resize(L.K * L.out);
     L.wt.resize(L.K * L.out);
     for (int64_t o = 0; o < L.out; ++o) {
+      const int64_t n = t.len[o];
+      if (n != L.K) L.ragged.push_back(o);
+      const int64_t pad = n > 0 ? t.start[o] + n - 1 : 0;
       for (int64_t j = 0; j < L.K; ++j) {
-        const bool real = j < t.len[o];
-        L.idx[j * L.out + o] = static_cast<int32_t>(real ? t.start[o] + j : L.in);
-        L.wt[j * L.out + o] = real ? L.w[o * L.K + j] : acc_t(0);
+        L.idx[j * L.out + o] = static_cast<int32_t>(j < n ? t.start[o] + j : pad);
+        L.wt[j * L.out + o] = j < n ? L.w[o * L.K + j] : acc_t(0);
       }
     }
   }
@@ -138,11 +140,15 @@ Plan<acc_t> make_plan(int64_t outer, int64_t inner, const std::vector<const Axis
   P.nseg = (last.out_size + P.seg_len - 1) / P.seg_len;
   P.seg_lo.assign(P.nseg, last.in_size);
   P.seg_hi.assign(P.nseg, 0);
-  for (int64_t o = 0; o < last.out_size; ++o) {
-    if (last.len[o] == 0) continue;
-    const int64_t sg = o / P.seg_len;
-    P.seg_lo[sg] = std::min(P.seg_lo[sg], last.start[o]);
-    P.seg_hi[sg] = std::max(P.seg_hi[sg], last.start[o] + last.len[o]);
+  for (int64_t sg = 0; sg < P.nseg; ++sg) {
+    int64_t lo = last.in_size, hi = 0;
+    for (int64_t o = sg * P.seg_len, e = std::min(last.out_size, o + P.seg_len); o < e; ++o) {
+      if (last.len[o] == 0) continue;
+      lo = std::min(lo, last.start[o]);
+      hi = std::max(hi, last.start[o] + last.len[o]);
+    }
+    P.seg_lo[sg] = lo;
+    P.seg_hi[sg] = hi;
   }
   const double item_work = std::max(1.0, line_work / static_cast<double>(P.nseg));
   P.grain = std::max<int64_t>(1, static_cast<int64_t>(65536.0 / item_work));

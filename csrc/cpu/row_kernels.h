@@ -75,6 +75,27 @@ void gather_line(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1,
   }
 }
 
+template <typename D, typename acc_t>
+void gather_sweep(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* out,
+                  float* obuf) {
+#if RESIZE_AD_AVX2
+  // The vector path writes float: stage half / bfloat16 outputs through obuf.
+  if constexpr (std::is_same_v<acc_t, float> && !std::is_same_v<D, float>) {
+    float* b = obuf - o0;
+    gather_sweep<float, float>(row, L, o0, o1, b, nullptr);
+    for (int64_t o = o0; o < o1; ++o) out[o] = static_cast<D>(b[o]);
+    return;
+  }
+#endif
+  switch (L.K) {
+    case 1: return gather_line<1>(row, L, o0, o1, out);
+    case 2: return gather_line<2>(row, L, o0, o1, out);
+    case 3: return gather_line<3>(row, L, o0, o1, out);
+    case 4: return gather_line<4>(row, L, o0, o1, out);
+    default: return gather_line<0>(row, L, o0, o1, out);
+  }
+}
+
 // Nearest-style line (one tap of weight 1 per output): a pure gather.
 template <typename S, typename D, typename acc_t>
 void copy_line(const S* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* out) {
@@ -99,25 +120,25 @@ void copy_line(const S* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* ou
   }
 }
 
+// Exact values of the ragged rows in [o0, o1) (see Line::ragged).
+template <typename D, typename acc_t>
+void fix_ragged(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* out) {
+  auto it = std::lower_bound(L.ragged.begin(), L.ragged.end(), o0);
+  for (; it != L.ragged.end() && *it < o1; ++it) {
+    const int64_t o = *it, n = L.len[o];
+    const acc_t* wo = L.w.data() + o * L.K;
+    const acc_t* s = row + L.start[o];
+    acc_t acc = n > 0 ? wo[0] * s[0] : acc_t(0);
+    for (int64_t j = 1; j < n; ++j) acc += wo[j] * s[j];
+    out[o] = static_cast<D>(acc);
+  }
+}
+
 template <typename D, typename acc_t>
 void gather_dispatch(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* out,
                      float* obuf) {
-#if RESIZE_AD_AVX2
-  // The vector path writes float: stage half / bfloat16 outputs through obuf.
-  if constexpr (std::is_same_v<acc_t, float> && !std::is_same_v<D, float>) {
-    float* b = obuf - o0;
-    gather_dispatch<float, float>(row, L, o0, o1, b, nullptr);
-    for (int64_t o = o0; o < o1; ++o) out[o] = static_cast<D>(b[o]);
-    return;
-  }
-#endif
-  switch (L.K) {
-    case 1: return gather_line<1>(row, L, o0, o1, out);
-    case 2: return gather_line<2>(row, L, o0, o1, out);
-    case 3: return gather_line<3>(row, L, o0, o1, out);
-    case 4: return gather_line<4>(row, L, o0, o1, out);
-    default: return gather_line<0>(row, L, o0, o1, out);
-  }
+  gather_sweep(row, L, o0, o1, out, obuf);
+  fix_ragged(row, L, o0, o1, out);
 }
 
 // Along a line with inner > 1 (a vector of `inner` contiguous elements per position):
@@ -178,11 +199,11 @@ void run_plan(const Plan<acc_t>& P, const src_t* src, dst_t* dst) {
   const int64_t inner = P.inner;
   const int64_t in_row = last.in * inner, out_row = last.out * inner;
   const int64_t items = P.rows * P.nseg;
-  const bool direct_ok = std::is_same_v<src_t, acc_t> && last.uniform;
+  constexpr bool direct_ok = std::is_same_v<src_t, acc_t>;
 
   at::parallel_for(0, items, P.grain, [&](int64_t begin, int64_t end) {
-    // Per-thread scratch: the blended line (+ a zero slot that padded gather taps read), the
-    // staged outputs of the vector gather, and the taps of the leading axes.
+    // Per-thread scratch: the blended line, the staged outputs of the vector gather, and the
+    // taps of the leading axes.
     const size_t tmp_bytes = (in_row + 8) * sizeof(acc_t);
     const size_t obuf_bytes = (P.seg_len + 8) * sizeof(float);
     const size_t taps_bytes = P.max_taps * (sizeof(int64_t) + sizeof(acc_t));
@@ -191,7 +212,6 @@ void run_plan(const Plan<acc_t>& P, const src_t* src, dst_t* dst) {
     float* obuf = reinterpret_cast<float*>(base + tmp_bytes);
     int64_t* off = reinterpret_cast<int64_t*>(base + tmp_bytes + obuf_bytes);
     acc_t* tw = reinterpret_cast<acc_t*>(off + P.max_taps);
-    tmp[in_row] = acc_t(0);
 
     for (int64_t item = begin; item < end; ++item) {
       const int64_t r = item / P.nseg;
