@@ -17,16 +17,35 @@ import torch
 from torch import Tensor
 from torch._prims_common import suggest_memory_format
 
+from ._C import _call as _c_call
+
 __all__: List[str] = []
 
 _ops = torch.ops.resize_ad
+_is_functorch_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
+_tf_mode_enabled = torch._C._is_torch_function_mode_enabled
+
+
+def _call(backward: bool, x: Tensor, sizes, mode, align_corners, scales, antialias) -> Tensor:
+    """The op below autograd. A plain tensor (no subclass, functorch wrapper, torch function
+    mode or forward-AD level) takes resize_ad._C._call, which skips torch.ops' generic argument
+    parsing (most of the cost of a call on a small tensor); anything else takes torch.ops."""
+    if (type(x) is Tensor and torch.autograd.forward_ad._current_level < 0
+            and not _tf_mode_enabled() and not _is_functorch_wrapped(x)):
+        y = _c_call(int(backward), x, sizes, mode, align_corners, scales, antialias)
+        if y is not NotImplemented:
+            return y
+    op = _ops.resize_backward if backward else _ops.resize
+    return op(x, sizes, mode, align_corners, scales, antialias)
 
 
 def _resize(x: Tensor, output_size: Sequence[int], mode: str, align_corners: bool,
             scales: Optional[Sequence[float]], antialias: bool) -> Tensor:
     output_size = list(output_size)
-    if torch.compiler.is_compiling() or _plain(x):
+    if torch.compiler.is_compiling():
         return _ops.resize(x, output_size, mode, align_corners, scales, antialias)
+    if _plain(x):
+        return _call(False, x, output_size, mode, align_corners, scales, antialias)
     return _Resize.apply(x, output_size, mode, align_corners, scales, antialias)
 
 
@@ -45,7 +64,7 @@ class _Resize(torch.autograd.Function):
 
     @staticmethod
     def forward(x, output_size, mode, align_corners, scales, antialias):
-        return _ops.resize(x, output_size, mode, align_corners, scales, antialias)
+        return _call(False, x, output_size, mode, align_corners, scales, antialias)
 
     @staticmethod
     def setup_context(ctx, inputs, output):
@@ -68,7 +87,7 @@ class _ResizeBackward(torch.autograd.Function):
 
     @staticmethod
     def forward(grad, input_size, mode, align_corners, scales, antialias):
-        return _ops.resize_backward(grad, input_size, mode, align_corners, scales, antialias)
+        return _call(True, grad, input_size, mode, align_corners, scales, antialias)
 
     @staticmethod
     def setup_context(ctx, inputs, output):
