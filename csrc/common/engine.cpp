@@ -1,6 +1,7 @@
 #include "engine.h"
 
 #include <ATen/ATen.h>
+#include <ATen/EmptyTensor.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -110,12 +111,19 @@ double fused_cost(double outer, double inner, const std::vector<const AxisTable*
   return rows * (blend + along);
 }
 
+at::Tensor new_empty(at::IntArrayRef sizes, const at::TensorOptions& opts, at::MemoryFormat fmt,
+                     c10::Allocator* allocator) {
+  if (allocator == nullptr) return at::empty(sizes, opts.memory_format(fmt));
+  return at::detail::empty_generic(sizes, allocator, c10::DispatchKeySet(opts.computeDispatchKey()),
+                                   c10::typeMetaToScalarType(opts.dtype()), fmt);
+}
+
 // y = (W_1 (x) W_2 (x) ...) x: one pass per axis whose table is not the identity, or one fused
 // sweep over all of them.
 at::Tensor apply_tables(const at::Tensor& x, at::IntArrayRef out_sizes, at::MemoryFormat fmt,
                         const std::vector<const AxisTable*>& tables, AxisPass pass,
-                        FusedPass fused) {
-  at::Tensor out = at::empty(out_sizes, x.options().memory_format(fmt));
+                        FusedPass fused, c10::Allocator* allocator) {
+  at::Tensor out = new_empty(out_sizes, x.options(), fmt, allocator);
   if (out.numel() == 0) return out;
   const int64_t dim = x.dim();
   const std::vector<int64_t> perm = physical_order(fmt, dim);
@@ -177,7 +185,8 @@ at::Tensor apply_tables(const at::Tensor& x, at::IntArrayRef out_sizes, at::Memo
     for (int64_t i = p + 1; i < dim; ++i) inner *= sizes[i];
     sizes[p] = t.out_size;
     at::Tensor dst = (k + 1 == order.size()) ? out_phys
-                                             : at::empty(sizes, x.options().dtype(acc));
+                                             : new_empty(sizes, x.options().dtype(acc),
+                                                         at::MemoryFormat::Contiguous, allocator);
     pass(cur, dst, x.scalar_type(), outer, inner, t);
     cur = dst;
   }
@@ -189,7 +198,7 @@ at::Tensor apply_tables(const at::Tensor& x, at::IntArrayRef out_sizes, at::Memo
 at::Tensor resize_forward_impl(const at::Tensor& input, at::IntArrayRef output_size,
                                c10::string_view mode, bool align_corners,
                                std::optional<at::ArrayRef<double>> scales, bool antialias,
-                               AxisPass pass, FusedPass fused) {
+                               AxisPass pass, FusedPass fused, c10::Allocator* allocator) {
   check_common(input, "input", output_size.size(), mode);
   for (int64_t d = 2; d < input.dim(); ++d) {
     TORCH_CHECK(input.size(d) > 0 && output_size[d - 2] > 0,
@@ -205,13 +214,13 @@ at::Tensor resize_forward_impl(const at::Tensor& input, at::IntArrayRef output_s
   at::MemoryFormat fmt = (opt.mode == Mode::Area && input.dim() == 5)
                              ? at::MemoryFormat::Contiguous
                              : input.suggest_memory_format();
-  return apply_tables(input, out_sizes, fmt, tables, pass, fused);
+  return apply_tables(input, out_sizes, fmt, tables, pass, fused, allocator);
 }
 
 at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef input_size,
                                 c10::string_view mode, bool align_corners,
                                 std::optional<at::ArrayRef<double>> scales, bool antialias,
-                                AxisPass pass, FusedPass fused) {
+                                AxisPass pass, FusedPass fused, c10::Allocator* allocator) {
   TORCH_CHECK(input_size.size() == static_cast<size_t>(grad_output.dim()),
               "resize_ad: input_size has ", input_size.size(), " entries but grad_output is ",
               grad_output.dim(), "-D");
@@ -230,7 +239,7 @@ at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef i
       cached_tables(opt, input_size.slice(2), grad_output.sizes().slice(2), scales, true);
   const std::vector<const AxisTable*> tables = raw(owned);
   return apply_tables(grad_output, input_size, grad_output.suggest_memory_format(), tables, pass,
-                      fused);
+                      fused, allocator);
 }
 
 }  // namespace resize_ad

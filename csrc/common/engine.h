@@ -3,6 +3,7 @@
 #pragma once
 
 #include <ATen/core/Tensor.h>
+#include <c10/core/Allocator.h>
 #include <c10/util/string_view.h>
 
 #include <optional>
@@ -27,14 +28,17 @@ using AxisPass = void (*)(const at::Tensor& src, const at::Tensor& dst, at::Scal
 using FusedPass = void (*)(const at::Tensor& src, const at::Tensor& dst, int64_t outer,
                            int64_t inner, const std::vector<const AxisTable*>& tables);
 
+// Optional: the allocator of the outputs and intermediates (default: the device's own).
 at::Tensor resize_forward_impl(const at::Tensor& input, at::IntArrayRef output_size,
                                c10::string_view mode, bool align_corners,
                                std::optional<at::ArrayRef<double>> scales, bool antialias,
-                               AxisPass pass, FusedPass fused = nullptr);
+                               AxisPass pass, FusedPass fused = nullptr,
+                               c10::Allocator* allocator = nullptr);
 
 at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef input_size,
                                 c10::string_view mode, bool align_corners,
                                 std::optional<at::ArrayRef<double>> scales, bool antialias,
-                                AxisPass pass, FusedPass fused = nullptr);
+                                AxisPass pass, FusedPass fused = nullptr,
+                                c10::Allocator* allocator = nullptr);
 
 }  // namespace resize_ad
