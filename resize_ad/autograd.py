@@ -24,6 +24,7 @@ __all__: List[str] = []
 _ops = torch.ops.resize_ad
 _is_functorch_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
 _tf_mode_enabled = torch._C._is_torch_function_mode_enabled
+_peek_interpreter = torch._C._functorch.peek_interpreter_stack
 
 
 def _call(backward: bool, x: Tensor, sizes, mode, align_corners, scales, antialias) -> Tensor:
@@ -46,7 +47,19 @@ def _resize(x: Tensor, output_size: Sequence[int], mode: str, align_corners: boo
         return _ops.resize(x, output_size, mode, align_corners, scales, antialias)
     if _plain(x):
         return _call(False, x, output_size, mode, align_corners, scales, antialias)
-    return _Resize.apply(x, output_size, mode, align_corners, scales, antialias)
+    return _apply_resize(x, output_size, mode, align_corners, scales, antialias)
+
+
+# Each Function exists twice. functorch transforms (vmap, grad, jacrev, ...) need the
+# setup_context form (_Resize, _ResizeBackward); plain autograd takes the equivalent ctx form
+# (_ResizeCtx, _ResizeBackwardCtx), whose apply does not bind the arguments through
+# inspect.signature, about 50 us of Python per call.
+def _apply_resize(*args):
+    return (_ResizeCtx if _peek_interpreter() is None else _Resize).apply(*args)
+
+
+def _apply_resize_backward(*args):
+    return (_ResizeBackwardCtx if _peek_interpreter() is None else _ResizeBackward).apply(*args)
 
 
 def _plain(x: Tensor) -> bool:
@@ -75,11 +88,11 @@ class _Resize(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return _ResizeBackward.apply(grad, ctx.input_size, *ctx.args), None, None, None, None, None
+        return _apply_resize_backward(grad, ctx.input_size, *ctx.args), None, None, None, None, None
 
     @staticmethod
     def jvp(ctx, tx, *unused):
-        return _Resize.apply(tx, ctx.output_size, *ctx.args)
+        return _apply_resize(tx, ctx.output_size, *ctx.args)
 
 
 class _ResizeBackward(torch.autograd.Function):
@@ -98,11 +111,31 @@ class _ResizeBackward(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, gg):
-        return _Resize.apply(gg, ctx.output_size, *ctx.args), None, None, None, None, None
+        return _apply_resize(gg, ctx.output_size, *ctx.args), None, None, None, None, None
 
     @staticmethod
     def jvp(ctx, tg, *unused):
-        return _ResizeBackward.apply(tg, ctx.input_size, *ctx.args)
+        return _apply_resize_backward(tg, ctx.input_size, *ctx.args)
+
+
+class _ResizeCtx(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, output_size, mode, align_corners, scales, antialias):
+        _Resize.setup_context(ctx, (x, output_size, mode, align_corners, scales, antialias), None)
+        return _call(False, x, output_size, mode, align_corners, scales, antialias)
+
+    backward = staticmethod(_Resize.backward)
+    jvp = staticmethod(_Resize.jvp)
+
+
+class _ResizeBackwardCtx(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, grad, input_size, mode, align_corners, scales, antialias):
+        _ResizeBackward.setup_context(ctx, (grad, input_size, mode, align_corners, scales, antialias), None)
+        return _call(True, grad, input_size, mode, align_corners, scales, antialias)
+
+    backward = staticmethod(_ResizeBackward.backward)
+    jvp = staticmethod(_ResizeBackward.jvp)
 
 
 # ---- the ops' own autograd (used under torch.compile / export) ----
