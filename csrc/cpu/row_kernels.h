@@ -213,18 +213,27 @@ void run_plan(const Plan<acc_t>& P, const src_t* src, dst_t* dst) {
     int64_t* off = reinterpret_cast<int64_t*>(base + tmp_bytes + obuf_bytes);
     acc_t* tw = reinterpret_cast<acc_t*>(off + P.max_taps);
 
-    for (int64_t item = begin; item < end; ++item) {
-      const int64_t r = item / P.nseg;
-      const int64_t o0 = (item % P.nseg) * P.seg_len;
+    // Item = (line r, segment sg); line r = (b, oi[0], ..., oi[m-1]). Advanced as an odometer.
+    int64_t r = begin / P.nseg, sg = begin % P.nseg, b = r;
+    int64_t oi[8] = {0};
+    for (int64_t i = m - 1; i >= 0; --i) {
+      oi[i] = b % P.lead[i].out;
+      b /= P.lead[i].out;
+    }
+    auto advance = [&] {
+      if (++sg < P.nseg) return;
+      sg = 0;
+      ++r;
+      for (int64_t i = m - 1; i >= 0; --i) {
+        if (++oi[i] < P.lead[i].out) return;
+        oi[i] = 0;
+      }
+      ++b;
+    };
+    for (int64_t item = begin; item < end; ++item, advance()) {
+      const int64_t o0 = sg * P.seg_len;
       const int64_t o1 = std::min(last.out, o0 + P.seg_len);
       dst_t* drow = dst + r * out_row;
-
-      int64_t oi[8];
-      int64_t rem = r;
-      for (int64_t i = m - 1; i >= 0; --i) {
-        oi[i] = rem % P.lead[i].out;
-        rem /= P.lead[i].out;
-      }
       // Same leading taps as the previous line, already written by this thread: copy it.
       if (m > 0 && oi[m - 1] > 0 && P.lead[m - 1].same_prev[oi[m - 1]] && item - P.nseg >= begin) {
         std::memcpy(drow + o0 * inner, drow - out_row + o0 * inner,
@@ -233,7 +242,7 @@ void run_plan(const Plan<acc_t>& P, const src_t* src, dst_t* dst) {
       }
       // Taps of the leading axes: input line offsets and products of weights.
       int64_t T = 1;
-      off[0] = rem;
+      off[0] = b;
       tw[0] = acc_t(1);
       for (int64_t i = 0; i < m && T > 0; ++i) {
         const Line<acc_t>& a = P.lead[i];
@@ -268,7 +277,7 @@ void run_plan(const Plan<acc_t>& P, const src_t* src, dst_t* dst) {
         }
         continue;
       }
-      const int64_t lo = P.seg_lo[item % P.nseg], hi = P.seg_hi[item % P.nseg];
+      const int64_t lo = P.seg_lo[sg], hi = P.seg_hi[sg];
       if (inner == 1) {
         const acc_t* row;
         if (direct && direct_ok) {
