@@ -53,11 +53,15 @@ struct Line {
   std::vector<acc_t> w;            // [out * K], row o at o * K
   std::vector<uint8_t> same_prev;  // leading axes: row o has exactly the taps of row o - 1
   // Gather form (last axis, inner == 1): tap j of row o reads position idx[j * out + o] with
-  // weight wt[j * out + o]. Rows with fewer than K taps ("ragged", listed in order) are padded
-  // with weight-0 taps on a position the row reads anyway (or 0), then recomputed exactly from
-  // start / len / w after the vector sweep, so padding never mixes in 0 * inf.
+  // weight wt[j * out + o]. Rows with fewer than K taps ("ragged") are padded with weight-0 taps,
+  // kept exact (no 0 * inf) one of two ways:
+  // - few ragged rows: the padding reads a position the row reads anyway, and the rows (listed
+  //   in `ragged`, in order) are recomputed exactly after the vector sweep;
+  // - many (transposed tables): the padding reads a zero slot at position `in`, past the line,
+  //   so the line is always read from the scratch copy, which has that slot (zero_slot).
   std::vector<int32_t> idx;
   std::vector<int64_t> ragged;
+  bool zero_slot = false;
   std::vector<acc_t> wt;
 };
 
@@ -101,10 +105,13 @@ void prepare(Line<acc_t>& L, const AxisTable& t, bool lead, bool gather) {
     TORCH_CHECK(L.in < (int64_t{1} << 31), "resize_ad: spatial size ", L.in, " is too large");
     L.idx.resize(L.K * L.out);
     L.wt.resize(L.K * L.out);
+    int64_t nragged = 0;
+    for (int64_t o = 0; o < L.out; ++o) nragged += t.len[o] != L.K;
+    L.zero_slot = nragged * 8 > L.out;
     for (int64_t o = 0; o < L.out; ++o) {
       const int64_t n = t.len[o];
-      if (n != L.K) L.ragged.push_back(o);
-      const int64_t pad = n > 0 ? t.start[o] + n - 1 : 0;
+      if (n != L.K && !L.zero_slot) L.ragged.push_back(o);
+      const int64_t pad = L.zero_slot ? L.in : (n > 0 ? t.start[o] + n - 1 : 0);
       for (int64_t j = 0; j < L.K; ++j) {
         L.idx[j * L.out + o] = static_cast<int32_t>(j < n ? t.start[o] + j : pad);
         L.wt[j * L.out + o] = j < n ? L.w[o * L.K + j] : acc_t(0);

@@ -4,6 +4,24 @@
 // compiled for the baseline ISA) before it.
 //
 // Expects: the Line / Plan types and scratch() of resize_cpu.cpp, and RESIZE_AD_AVX2 (0 or 1).
+//
+// Every multiply-add goes through madd(): a fused multiply-add in the AVX2 build (as the
+// intrinsics' _mm256_fmadd_ps), a multiply then an add in the baseline build, in vector bodies
+// and scalar tails alike. A result therefore does not depend on where a vector block starts,
+// i.e. on how the work was split among threads.
+
+template <typename T>
+inline T madd(T a, T b, T c) {
+#if RESIZE_AD_AVX2
+  if constexpr (std::is_same_v<T, float>) {
+    return __builtin_fmaf(a, b, c);
+  } else {
+    return __builtin_fma(a, b, c);
+  }
+#else
+  return a * b + c;
+#endif
+}
 
 // out[j] = sum_t w[t] * src[off[t] + j] for j in [0, n): the blend of T input lines.
 template <typename S, typename D, typename acc_t>
@@ -25,7 +43,7 @@ void blend(const S* src, const int64_t* off, const acc_t* w, int64_t T, D* out, 
     D* __restrict d = out;
     const acc_t w0 = w[0], w1 = w[1];
     for (int64_t j = 0; j < n; ++j)
-      d[j] = static_cast<D>(w0 * static_cast<acc_t>(a[j]) + w1 * static_cast<acc_t>(b[j]));
+      d[j] = static_cast<D>(madd(w1, static_cast<acc_t>(b[j]), w0 * static_cast<acc_t>(a[j])));
     return;
   }
   acc_t acc[B];
@@ -39,7 +57,7 @@ void blend(const S* src, const int64_t* off, const acc_t* w, int64_t T, D* out, 
     for (int64_t t = 1; t < T; ++t) {
       const S* __restrict s = src + off[t] + j0;
       const acc_t wt = w[t];
-      for (int64_t j = 0; j < m; ++j) acc[j] += wt * static_cast<acc_t>(s[j]);
+      for (int64_t j = 0; j < m; ++j) acc[j] = madd(wt, static_cast<acc_t>(s[j]), acc[j]);
     }
     D* __restrict d = out + j0;
     for (int64_t j = 0; j < m; ++j) d[j] = static_cast<D>(acc[j]);
@@ -70,7 +88,7 @@ void gather_line(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1,
 #endif
   for (; o < o1; ++o) {
     acc_t acc = wt[o] * row[idx[o]];
-    for (int64_t j = 1; j < K; ++j) acc += wt[j * n + o] * row[idx[j * n + o]];
+    for (int64_t j = 1; j < K; ++j) acc = madd(wt[j * n + o], row[idx[j * n + o]], acc);
     out[o] = static_cast<D>(acc);
   }
 }
@@ -129,7 +147,7 @@ void fix_ragged(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1, 
     const acc_t* wo = L.w.data() + o * L.K;
     const acc_t* s = row + L.start[o];
     acc_t acc = n > 0 ? wo[0] * s[0] : acc_t(0);
-    for (int64_t j = 1; j < n; ++j) acc += wo[j] * s[j];
+    for (int64_t j = 1; j < n; ++j) acc = madd(wo[j], s[j], acc);
     out[o] = static_cast<D>(acc);
   }
 }
@@ -170,7 +188,7 @@ void inner_line(const R* row, const Line<acc_t>& L, int64_t inner, int64_t o0, i
       const R* __restrict b = s + inner;
       const acc_t w0 = wo[0], w1 = wo[1];
       for (int64_t c = 0; c < inner; ++c)
-        d[c] = static_cast<D>(w0 * static_cast<acc_t>(a[c]) + w1 * static_cast<acc_t>(b[c]));
+        d[c] = static_cast<D>(madd(w1, static_cast<acc_t>(b[c]), w0 * static_cast<acc_t>(a[c])));
       continue;
     }
     for (int64_t c0 = 0; c0 < inner; c0 += B) {
@@ -183,7 +201,7 @@ void inner_line(const R* row, const Line<acc_t>& L, int64_t inner, int64_t o0, i
       for (int64_t k = 1; k < n; ++k) {
         const R* __restrict sk = s + k * inner + c0;
         const acc_t wk = wo[k];
-        for (int64_t c = 0; c < m; ++c) acc[c] += wk * static_cast<acc_t>(sk[c]);
+        for (int64_t c = 0; c < m; ++c) acc[c] = madd(wk, static_cast<acc_t>(sk[c]), acc[c]);
       }
       for (int64_t c = 0; c < m; ++c) d[c0 + c] = static_cast<D>(acc[c]);
     }
@@ -212,6 +230,7 @@ void run_plan(const Plan<acc_t>& P, const src_t* src, dst_t* dst) {
     float* obuf = reinterpret_cast<float*>(base + tmp_bytes);
     int64_t* off = reinterpret_cast<int64_t*>(base + tmp_bytes + obuf_bytes);
     acc_t* tw = reinterpret_cast<acc_t*>(off + P.max_taps);
+    tmp[last.in] = acc_t(0);  // the zero slot (Line::zero_slot; inner == 1 only)
 
     // Item = (line r, segment sg); line r = (b, oi[0], ..., oi[m-1]). Advanced as an odometer.
     int64_t r = begin / P.nseg, sg = begin % P.nseg, b = r;
@@ -280,7 +299,7 @@ void run_plan(const Plan<acc_t>& P, const src_t* src, dst_t* dst) {
       const int64_t lo = P.seg_lo[sg], hi = P.seg_hi[sg];
       if (inner == 1) {
         const acc_t* row;
-        if (direct && direct_ok) {
+        if (direct && direct_ok && !last.zero_slot) {
           row = reinterpret_cast<const acc_t*>(src) + off[0];
         } else {
           if (hi > lo) blend(src + lo, off, tw, T, tmp + lo, hi - lo);
