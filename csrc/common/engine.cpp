@@ -50,18 +50,7 @@ std::vector<const AxisTable*> raw(const std::vector<std::shared_ptr<const AxisTa
 // Mean taps per output row of a table (1 for the identity, which is a copy).
 double mean_taps(const AxisTable& t) {
   if (t.identity) return 1.0;
-  int64_t sum = 0;
-  for (int64_t o = 0; o < t.out_size; ++o) sum += t.len[o];
-  return static_cast<double>(sum) / static_cast<double>(std::max<int64_t>(1, t.out_size));
-}
-
-// True when every row is a single tap of weight exactly 1 (nearest, identity): reading such
-// an axis is a plain copy of the selected line.
-bool unit_table(const AxisTable& t) {
-  if (t.identity) return true;
-  for (int64_t o = 0; o < t.out_size; ++o)
-    if (t.len[o] != 1 || t.w[o * t.K] != 1.0) return false;
-  return true;
+  return static_cast<double>(t.sum_len) / static_cast<double>(std::max<int64_t>(1, t.out_size));
 }
 
 // Cost model of the two plans, in multiply-adds along contiguous memory. A multiply-add along
@@ -101,7 +90,7 @@ double fused_cost(double outer, double inner, const std::vector<const AxisTable*
   for (size_t i = 0; i + 1 < tabs.size(); ++i) {
     rows *= static_cast<double>(tabs[i]->out_size);
     lead_taps *= mean_taps(*tabs[i]);
-    lead_unit = lead_unit && unit_table(*tabs[i]);
+    lead_unit = lead_unit && tabs[i]->unit;
   }
   const double in_line = static_cast<double>(last.in_size) * inner;
   const double blend = lead_unit ? (inner == 1 ? 0.25 * in_line : 0.0) : lead_taps * in_line;

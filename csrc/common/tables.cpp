@@ -4,6 +4,7 @@
 #include <c10/util/SmallVector.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <list>
@@ -177,7 +178,19 @@ AxisTable build_table(const Options& opt, int64_t in, int64_t out, double s) {
     f += t.len[o];
   }
   t.identity = identity;
+  finish_table(t);
   return t;
+}
+
+void finish_table(AxisTable& t) {
+  static std::atomic<uint64_t> next_id{1};
+  t.id = next_id.fetch_add(1, std::memory_order_relaxed);
+  t.sum_len = 0;
+  t.unit = t.K == 1;
+  for (int64_t o = 0; o < t.out_size; ++o) {
+    t.sum_len += t.len[o];
+    t.unit = t.unit && t.len[o] == 1 && t.w[o] == 1.0;
+  }
 }
 
 AxisTable transpose(const AxisTable& t) {
@@ -208,6 +221,7 @@ AxisTable transpose(const AxisTable& t) {
       r.w[i * r.K + (o - r.start[i])] += t.w[o * t.K + k];
     }
   }
+  finish_table(r);
   return r;
 }
 

@@ -26,7 +26,14 @@ struct AxisTable {
   std::vector<int64_t> len;     // [out_size]
   std::vector<double> w;        // [out_size * K]
   bool identity = false;        // row o is exactly x[o] * 1
+  // Summaries, set by build_table / transpose (finish_table):
+  uint64_t id = 0;              // unique per built table (never reused): a key for derived data
+  int64_t sum_len = 0;          // sum of len
+  bool unit = false;            // every row is one tap of weight exactly 1 (nearest, identity)
 };
+
+// Sets id, sum_len and unit from the rows.
+void finish_table(AxisTable& t);
 
 // Everything a table depends on besides the sizes and the scale: each field must also be part of
 // TableKey in tables.cpp (the table cache).

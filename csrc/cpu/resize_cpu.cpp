@@ -33,7 +33,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <list>
 #include <memory>
+#include <mutex>
 #include <type_traits>
 #include <vector>
 
@@ -42,15 +44,16 @@
 namespace resize_ad {
 namespace {
 
-// One axis table, prepared for the kernels in the accumulation type.
+// One axis table, prepared for the kernels in the accumulation type. Built once per table and
+// use (line_for), then shared: immutable.
 template <typename acc_t>
 struct Line {
   int64_t in = 0, out = 0, K = 1;
   bool identity = false;
-  bool unit = false;     // every row: one tap of weight exactly 1 (nearest, identity)
-  const int64_t* start = nullptr;
-  const int64_t* len = nullptr;
+  bool unit = false;  // every row: one tap of weight exactly 1 (nearest, identity)
+  std::vector<int64_t> start, len;
   std::vector<acc_t> w;            // [out * K], row o at o * K
+  int64_t lo = 0, hi = 0;          // input positions read by all rows: [lo, hi)
   std::vector<uint8_t> same_prev;  // leading axes: row o has exactly the taps of row o - 1
   // Gather form (last axis, inner == 1): tap j of row o reads position idx[j * out + o] with
   // weight wt[j * out + o]. Rows with fewer than K taps ("ragged") are padded with weight-0 taps,
@@ -60,37 +63,30 @@ struct Line {
   // - many (transposed tables): the padding reads a zero slot at position `in`, past the line,
   //   so the line is always read from the scratch copy, which has that slot (zero_slot).
   std::vector<int32_t> idx;
+  std::vector<acc_t> wt;
   std::vector<int64_t> ragged;
   bool zero_slot = false;
-  std::vector<acc_t> wt;
 };
 
 template <typename acc_t>
-struct Plan {
-  std::vector<Line<acc_t>> lead;  // spatial axes 1 .. k-1
-  Line<acc_t> last;               // spatial axis k
-  int64_t inner = 1;
-  int64_t rows = 1;      // output lines: outer * prod(lead out)
-  int64_t nseg = 1;      // segments per line along the last axis
-  int64_t seg_len = 1;
-  int64_t max_taps = 1;  // product of the leading axes' K
-  int64_t grain = 1;     // work items per parallel chunk at least
-  std::vector<int64_t> seg_lo, seg_hi;  // input positions segment s reads along the last axis
-};
-
-template <typename acc_t>
-void prepare(Line<acc_t>& L, const AxisTable& t, bool lead, bool gather) {
+std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, bool gather) {
+  auto line = std::make_shared<Line<acc_t>>();
+  Line<acc_t>& L = *line;
   L.in = t.in_size;
   L.out = t.out_size;
   L.K = t.K;
   L.identity = t.identity;
-  L.start = t.start.data();
-  L.len = t.len.data();
+  L.unit = t.unit;
+  L.start = t.start;
+  L.len = t.len;
   L.w.resize(t.w.size());
   for (size_t i = 0; i < t.w.size(); ++i) L.w[i] = static_cast<acc_t>(t.w[i]);
-  L.unit = t.K == 1;
+  L.lo = L.in;
+  L.hi = 0;
   for (int64_t o = 0; o < L.out; ++o) {
-    L.unit = L.unit && t.len[o] == 1 && t.w[o * t.K] == 1.0;
+    if (t.len[o] == 0) continue;
+    L.lo = std::min(L.lo, t.start[o]);
+    L.hi = std::max(L.hi, t.start[o] + t.len[o]);
   }
   if (lead) {
     L.same_prev.assign(L.out, 0);
@@ -105,8 +101,10 @@ void prepare(Line<acc_t>& L, const AxisTable& t, bool lead, bool gather) {
     TORCH_CHECK(L.in < (int64_t{1} << 31), "resize_ad: spatial size ", L.in, " is too large");
     L.idx.resize(L.K * L.out);
     L.wt.resize(L.K * L.out);
-    int64_t nragged = 0;
-    for (int64_t o = 0; o < L.out; ++o) nragged += t.len[o] != L.K;
+    const int64_t nragged = L.K * L.out - t.sum_len > 0
+                                ? std::count_if(t.len.begin(), t.len.end(),
+                                                [&](int64_t n) { return n != L.K; })
+                                : 0;
     L.zero_slot = nragged * 8 > L.out;
     for (int64_t o = 0; o < L.out; ++o) {
       const int64_t n = t.len[o];
@@ -118,7 +116,50 @@ void prepare(Line<acc_t>& L, const AxisTable& t, bool lead, bool gather) {
       }
     }
   }
+  return line;
 }
+
+// The Line of a table, from a small LRU cache keyed by the table's unique id (tables are
+// themselves cached, so a training step finds both), or built for this call.
+template <typename acc_t>
+std::shared_ptr<const Line<acc_t>> line_for(const AxisTable& t, bool lead, bool gather) {
+  struct Entry {
+    uint64_t id;
+    bool lead, gather;
+    std::shared_ptr<const Line<acc_t>> line;
+  };
+  static std::mutex mu;
+  static auto* entries = new std::list<Entry>();  // leaked: usable during static destruction
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    for (auto it = entries->begin(); it != entries->end(); ++it) {
+      if (it->id == t.id && it->lead == lead && it->gather == gather) {
+        entries->splice(entries->begin(), *entries, it);
+        return entries->front().line;
+      }
+    }
+  }
+  auto line = build_line<acc_t>(t, lead, gather);
+  if (t.out_size * t.K <= (int64_t{1} << 22)) {
+    std::lock_guard<std::mutex> lock(mu);
+    entries->push_front({t.id, lead, gather, line});
+    if (entries->size() > 64) entries->pop_back();
+  }
+  return line;
+}
+
+template <typename acc_t>
+struct Plan {
+  std::vector<std::shared_ptr<const Line<acc_t>>> lead;  // spatial axes 1 .. k-1
+  std::shared_ptr<const Line<acc_t>> last;               // spatial axis k
+  int64_t inner = 1;
+  int64_t rows = 1;      // output lines: outer * prod(lead out)
+  int64_t nseg = 1;      // segments per line along the last axis
+  int64_t seg_len = 1;
+  int64_t max_taps = 1;  // product of the leading axes' K
+  int64_t grain = 1;     // work items per parallel chunk at least
+  std::vector<int64_t> seg_lo, seg_hi;  // input positions segment s reads along the last axis
+};
 
 template <typename acc_t>
 Plan<acc_t> make_plan(int64_t outer, int64_t inner, const std::vector<const AxisTable*>& tabs) {
@@ -126,18 +167,15 @@ Plan<acc_t> make_plan(int64_t outer, int64_t inner, const std::vector<const Axis
   const int64_t k = static_cast<int64_t>(tabs.size());
   P.inner = inner;
   P.rows = outer;
-  P.lead.resize(k - 1);
   double lead_taps = 1;
   for (int64_t i = 0; i + 1 < k; ++i) {
-    prepare(P.lead[i], *tabs[i], /*lead=*/true, /*gather=*/false);
+    P.lead.push_back(line_for<acc_t>(*tabs[i], /*lead=*/true, /*gather=*/false));
     P.rows *= tabs[i]->out_size;
     P.max_taps *= tabs[i]->K;
-    int64_t sum = 0;
-    for (int64_t o = 0; o < tabs[i]->out_size; ++o) sum += tabs[i]->len[o];
-    lead_taps *= static_cast<double>(sum) / static_cast<double>(tabs[i]->out_size);
+    lead_taps *= static_cast<double>(tabs[i]->sum_len) / static_cast<double>(tabs[i]->out_size);
   }
   const AxisTable& last = *tabs[k - 1];
-  prepare(P.last, last, /*lead=*/false, /*gather=*/inner == 1 && !last.identity);
+  P.last = line_for<acc_t>(last, /*lead=*/false, /*gather=*/inner == 1 && !last.identity);
 
   // Work per line (multiply-adds), then enough items for every thread to get several.
   const double line_work =
@@ -151,17 +189,22 @@ Plan<acc_t> make_plan(int64_t outer, int64_t inner, const std::vector<const Axis
   P.nseg = std::max<int64_t>(1, P.nseg);
   P.seg_len = (last.out_size + P.nseg - 1) / P.nseg;
   P.nseg = (last.out_size + P.seg_len - 1) / P.seg_len;
-  P.seg_lo.assign(P.nseg, last.in_size);
-  P.seg_hi.assign(P.nseg, 0);
-  for (int64_t sg = 0; sg < P.nseg; ++sg) {
-    int64_t lo = last.in_size, hi = 0;
-    for (int64_t o = sg * P.seg_len, e = std::min(last.out_size, o + P.seg_len); o < e; ++o) {
-      if (last.len[o] == 0) continue;
-      lo = std::min(lo, last.start[o]);
-      hi = std::max(hi, last.start[o] + last.len[o]);
+  if (P.nseg == 1) {
+    P.seg_lo.assign(1, P.last->lo);
+    P.seg_hi.assign(1, P.last->hi);
+  } else {
+    P.seg_lo.assign(P.nseg, last.in_size);
+    P.seg_hi.assign(P.nseg, 0);
+    for (int64_t sg = 0; sg < P.nseg; ++sg) {
+      int64_t lo = last.in_size, hi = 0;
+      for (int64_t o = sg * P.seg_len, e = std::min(last.out_size, o + P.seg_len); o < e; ++o) {
+        if (last.len[o] == 0) continue;
+        lo = std::min(lo, last.start[o]);
+        hi = std::max(hi, last.start[o] + last.len[o]);
+      }
+      P.seg_lo[sg] = lo;
+      P.seg_hi[sg] = hi;
     }
-    P.seg_lo[sg] = lo;
-    P.seg_hi[sg] = hi;
   }
   const double item_work = std::max(1.0, line_work / static_cast<double>(P.nseg));
   P.grain = std::max<int64_t>(1, static_cast<int64_t>(65536.0 / item_work));

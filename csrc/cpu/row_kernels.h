@@ -212,7 +212,7 @@ void inner_line(const R* row, const Line<acc_t>& L, int64_t inner, int64_t o0, i
 // axis when there are too few lines to keep every thread busy.
 template <typename src_t, typename dst_t, typename acc_t>
 void run_plan(const Plan<acc_t>& P, const src_t* src, dst_t* dst) {
-  const Line<acc_t>& last = P.last;
+  const Line<acc_t>& last = *P.last;
   const int64_t m = static_cast<int64_t>(P.lead.size());
   const int64_t inner = P.inner;
   const int64_t in_row = last.in * inner, out_row = last.out * inner;
@@ -236,15 +236,15 @@ void run_plan(const Plan<acc_t>& P, const src_t* src, dst_t* dst) {
     int64_t r = begin / P.nseg, sg = begin % P.nseg, b = r;
     int64_t oi[8] = {0};
     for (int64_t i = m - 1; i >= 0; --i) {
-      oi[i] = b % P.lead[i].out;
-      b /= P.lead[i].out;
+      oi[i] = b % P.lead[i]->out;
+      b /= P.lead[i]->out;
     }
     auto advance = [&] {
       if (++sg < P.nseg) return;
       sg = 0;
       ++r;
       for (int64_t i = m - 1; i >= 0; --i) {
-        if (++oi[i] < P.lead[i].out) return;
+        if (++oi[i] < P.lead[i]->out) return;
         oi[i] = 0;
       }
       ++b;
@@ -254,7 +254,7 @@ void run_plan(const Plan<acc_t>& P, const src_t* src, dst_t* dst) {
       const int64_t o1 = std::min(last.out, o0 + P.seg_len);
       dst_t* drow = dst + r * out_row;
       // Same leading taps as the previous line, already written by this thread: copy it.
-      if (m > 0 && oi[m - 1] > 0 && P.lead[m - 1].same_prev[oi[m - 1]] && item - P.nseg >= begin) {
+      if (m > 0 && oi[m - 1] > 0 && P.lead[m - 1]->same_prev[oi[m - 1]] && item - P.nseg >= begin) {
         std::memcpy(drow + o0 * inner, drow - out_row + o0 * inner,
                     (o1 - o0) * inner * sizeof(dst_t));
         continue;
@@ -264,7 +264,7 @@ void run_plan(const Plan<acc_t>& P, const src_t* src, dst_t* dst) {
       off[0] = b;
       tw[0] = acc_t(1);
       for (int64_t i = 0; i < m && T > 0; ++i) {
-        const Line<acc_t>& a = P.lead[i];
+        const Line<acc_t>& a = *P.lead[i];
         const int64_t s = a.start[oi[i]], n = a.len[oi[i]];
         const acc_t* wa = a.w.data() + oi[i] * a.K;
         for (int64_t t = T - 1; t >= 0; --t) {
