@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "../common/engine.h"
+#include "work_pool.h"
 
 namespace resize_ad {
 namespace {

@@ -219,7 +219,7 @@ void run_plan(const Plan<acc_t>& P, const src_t* src, dst_t* dst) {
   const int64_t items = P.rows * P.nseg;
   constexpr bool direct_ok = std::is_same_v<src_t, acc_t>;
 
-  at::parallel_for(0, items, P.grain, [&](int64_t begin, int64_t end) {
+  parallel_chunks(items, P.grain, [&](int64_t begin, int64_t end) {
     // Per-thread scratch: the blended line, the staged outputs of the vector gather, and the
     // taps of the leading axes.
     const size_t tmp_bytes = (in_row + 8) * sizeof(acc_t);
