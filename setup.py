@@ -30,14 +30,11 @@ def _sources(pattern):
 
 def _extension():
     sources = _sources("*.cpp") + _sources("common/*.cpp") + _sources("cpu/*.cpp")
-    # OpenMP: at::parallel_for is a header template that runs serially unless the extension
-    # itself is compiled with -fopenmp. The libgomp.so.1 it links resolves, at run time, to the
-    # one torch already loaded, so both share torch's thread pool and set_num_threads.
-    cxx = ["-O3", "-fvisibility=hidden", "-fopenmp"]
-    extra_link = ["-fopenmp"]
+    cxx = ["-O3", "-fvisibility=hidden"]
+    extra_link = []
     if os.environ.get("RESIZE_AD_SANITIZE", "0") == "1":
-        cxx = ["-O1", "-g", "-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fopenmp"]
-        extra_link = ["-fsanitize=address,undefined", "-fopenmp"]
+        cxx = ["-O1", "-g", "-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
+        extra_link = ["-fsanitize=address,undefined"]
     if _want_cuda():
         sources += _sources("cuda/*.cu")
         nvcc = ["-O3", "--expt-relaxed-constexpr", "-lineinfo"]
