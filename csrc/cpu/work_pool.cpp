@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <exception>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -41,6 +42,7 @@ class Pool {
       nchunks_ = nchunks;
       active_helpers_ = helpers_wanted;
       done_.store(0, std::memory_order_relaxed);
+      error_ = nullptr;
       state_.store(gen << 32, std::memory_order_release);
     }
     cv_.notify_all();
@@ -49,6 +51,13 @@ class Pool {
     for (int spins = 0; done_.load(std::memory_order_acquire) < nchunks; ++spins) {
       if (spins > 64) std::this_thread::yield();
     }
+    std::exception_ptr error;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      error = error_;
+      fn_ = nullptr;
+    }
+    if (error) std::rethrow_exception(error);
   }
 
   // After fork(): the helpers did not survive; start over with a fresh pool.
@@ -69,7 +78,12 @@ class Pool {
       if (c >= nchunks) return;
       if (!state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel)) continue;
       const int64_t begin = c * chunk;
-      (*fn)(begin, std::min(n, begin + chunk));
+      try {
+        (*fn)(begin, std::min(n, begin + chunk));
+      } catch (...) {  // kept for the caller, which rethrows it once every chunk is done
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!error_) error_ = std::current_exception();
+      }
       done_.fetch_add(1, std::memory_order_release);
     }
   }
@@ -101,6 +115,7 @@ class Pool {
   const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
   int64_t n_ = 0, chunk_ = 1, nchunks_ = 0;
   int active_helpers_ = 0;
+  std::exception_ptr error_;
   std::atomic<uint64_t> state_{0};
   std::atomic<int64_t> done_{0};
 };

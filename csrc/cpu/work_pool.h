@@ -15,7 +15,8 @@ namespace resize_ad {
 
 // Runs fn(begin, end) over [0, n) in chunks of at least `grain` items, on the calling thread
 // and up to at::get_num_threads() - 1 helpers. Serial for small n, inside a parallel region,
-// or while another thread is using the pool. fn must not throw.
+// or while another thread is using the pool. An exception thrown by fn reaches the caller once
+// every chunk has finished.
 void parallel_chunks(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 
 }  // namespace resize_ad
