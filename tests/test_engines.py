@@ -126,3 +126,20 @@ def test_threads_agree():
     finally:
         torch.set_num_threads(n)
     assert torch.equal(a, b)
+
+
+def test_large_output():
+    """Outputs of 32 MiB and more come from resize_ad's own mappings (huge pages where
+    available): ordinary, resizable CPU tensors."""
+    x = torch.rand(1, 2, 1024, 1100)
+    y = ours(x, scale_factor=2, mode="nearest")
+    assert y.numel() * y.element_size() >= 32 << 20
+    assert torch.equal(y, native(x, scale_factor=2, mode="nearest"))
+    g = torch.ones_like(y)
+    gx = torch.autograd.grad(ours(x.requires_grad_(), scale_factor=2, mode="nearest"), x, g)[0]
+    assert torch.equal(gx, torch.full_like(x, 4.0))
+    z = y.clone()
+    y.resize_(2, 2, 2048, 2200)  # grows the storage through the same allocator
+    assert torch.equal(y[0], z[0])
+    assert y.numpy().shape == (2, 2, 2048, 2200)
+    del y, z
