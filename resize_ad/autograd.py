@@ -17,17 +17,49 @@ import torch
 from torch import Tensor
 from torch._prims_common import suggest_memory_format
 
+from ._C import _call as _c_call
+
 __all__: List[str] = []
 
 _ops = torch.ops.resize_ad
+_is_functorch_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
+_tf_mode_enabled = torch._C._is_torch_function_mode_enabled
+_peek_interpreter = torch._C._functorch.peek_interpreter_stack
+
+
+def _call(backward: bool, x: Tensor, sizes, mode, align_corners, scales, antialias) -> Tensor:
+    """The op below autograd. A plain tensor (no subclass, functorch wrapper, torch function
+    mode or forward-AD level) takes resize_ad._C._call, which skips torch.ops' generic argument
+    parsing (most of the cost of a call on a small tensor); anything else takes torch.ops."""
+    if (type(x) is Tensor and torch.autograd.forward_ad._current_level < 0
+            and not _tf_mode_enabled() and not _is_functorch_wrapped(x)):
+        y = _c_call(int(backward), x, sizes, mode, align_corners, scales, antialias)
+        if y is not NotImplemented:
+            return y
+    op = _ops.resize_backward if backward else _ops.resize
+    return op(x, sizes, mode, align_corners, scales, antialias)
 
 
 def _resize(x: Tensor, output_size: Sequence[int], mode: str, align_corners: bool,
             scales: Optional[Sequence[float]], antialias: bool) -> Tensor:
     output_size = list(output_size)
-    if torch.compiler.is_compiling() or _plain(x):
+    if torch.compiler.is_compiling():
         return _ops.resize(x, output_size, mode, align_corners, scales, antialias)
-    return _Resize.apply(x, output_size, mode, align_corners, scales, antialias)
+    if _plain(x):
+        return _call(False, x, output_size, mode, align_corners, scales, antialias)
+    return _apply_resize(x, output_size, mode, align_corners, scales, antialias)
+
+
+# Each Function exists twice. functorch transforms (vmap, grad, jacrev, ...) need the
+# setup_context form (_Resize, _ResizeBackward); plain autograd takes the equivalent ctx form
+# (_ResizeCtx, _ResizeBackwardCtx), whose apply does not bind the arguments through
+# inspect.signature, about 50 us of Python per call.
+def _apply_resize(*args):
+    return (_ResizeCtx if _peek_interpreter() is None else _Resize).apply(*args)
+
+
+def _apply_resize_backward(*args):
+    return (_ResizeBackwardCtx if _peek_interpreter() is None else _ResizeBackward).apply(*args)
 
 
 def _plain(x: Tensor) -> bool:
@@ -45,7 +77,7 @@ class _Resize(torch.autograd.Function):
 
     @staticmethod
     def forward(x, output_size, mode, align_corners, scales, antialias):
-        return _ops.resize(x, output_size, mode, align_corners, scales, antialias)
+        return _call(False, x, output_size, mode, align_corners, scales, antialias)
 
     @staticmethod
     def setup_context(ctx, inputs, output):
@@ -56,11 +88,11 @@ class _Resize(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return _ResizeBackward.apply(grad, ctx.input_size, *ctx.args), None, None, None, None, None
+        return _apply_resize_backward(grad, ctx.input_size, *ctx.args), None, None, None, None, None
 
     @staticmethod
     def jvp(ctx, tx, *unused):
-        return _Resize.apply(tx, ctx.output_size, *ctx.args)
+        return _apply_resize(tx, ctx.output_size, *ctx.args)
 
 
 class _ResizeBackward(torch.autograd.Function):
@@ -68,7 +100,7 @@ class _ResizeBackward(torch.autograd.Function):
 
     @staticmethod
     def forward(grad, input_size, mode, align_corners, scales, antialias):
-        return _ops.resize_backward(grad, input_size, mode, align_corners, scales, antialias)
+        return _call(True, grad, input_size, mode, align_corners, scales, antialias)
 
     @staticmethod
     def setup_context(ctx, inputs, output):
@@ -79,11 +111,31 @@ class _ResizeBackward(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, gg):
-        return _Resize.apply(gg, ctx.output_size, *ctx.args), None, None, None, None, None
+        return _apply_resize(gg, ctx.output_size, *ctx.args), None, None, None, None, None
 
     @staticmethod
     def jvp(ctx, tg, *unused):
-        return _ResizeBackward.apply(tg, ctx.input_size, *ctx.args)
+        return _apply_resize_backward(tg, ctx.input_size, *ctx.args)
+
+
+class _ResizeCtx(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, output_size, mode, align_corners, scales, antialias):
+        _Resize.setup_context(ctx, (x, output_size, mode, align_corners, scales, antialias), None)
+        return _call(False, x, output_size, mode, align_corners, scales, antialias)
+
+    backward = staticmethod(_Resize.backward)
+    jvp = staticmethod(_Resize.jvp)
+
+
+class _ResizeBackwardCtx(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, grad, input_size, mode, align_corners, scales, antialias):
+        _ResizeBackward.setup_context(ctx, (grad, input_size, mode, align_corners, scales, antialias), None)
+        return _call(True, grad, input_size, mode, align_corners, scales, antialias)
+
+    backward = staticmethod(_ResizeBackward.backward)
+    jvp = staticmethod(_ResizeBackward.jvp)
 
 
 # ---- the ops' own autograd (used under torch.compile / export) ----

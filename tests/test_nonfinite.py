@@ -152,6 +152,17 @@ def _assert_vs_native(actual, nat, dtype, same):
     assert_close(actual[fin_all], nat[fin_all], dtype)
 
 
+def _assert_rule_or_zero_tap(actual, ref, dtype):
+    """The cubic filters have weights that are exactly 0 inside a window (taps at integral
+    distances, e.g. every integral source position): the CPU kernels multiply those as native's
+    do (0 * inf = NaN, like native), while windows' zero ends are trimmed. So here: nothing the
+    rule makes non-finite becomes finite, and every finite output equals the rule's."""
+    assert (~ref.isfinite() <= ~actual.isfinite()).all(), "a NaN/inf vanished"
+    fin = actual.isfinite()
+    assert ref[fin].isfinite().all()
+    assert_close(actual[fin], ref[fin], dtype)
+
+
 @pytest.mark.parametrize("s,dtype", CASES, ids=lambda c: c.id if isinstance(c, Sample) else str(c)[6:])
 def test_nonfinite_forward_backward(s, dtype):
     s.batch, s.channels = 1, 2
@@ -162,7 +173,8 @@ def test_nonfinite_forward_backward(s, dtype):
     rows = x.shape[0] * s.channels
     y = resize_ad.interpolate(x, **s.kwargs)
     ref = _apply_sparse(W, x.reshape(rows, -1)).reshape(y.shape)
-    _assert_rule(y, ref, dtype)
+    check = _assert_rule_or_zero_tap if s.mode in ("bicubic", "cubic") else _assert_rule
+    check(y, ref, dtype)
     if native:
         same = _same_structure(W, Wn, x.reshape(rows, -1)).reshape(y.shape)
         _assert_vs_native(y, F.interpolate(x, **s.kwargs), dtype, same)
@@ -174,7 +186,7 @@ def test_nonfinite_forward_backward(s, dtype):
     g = _batch_of_patterns(g0.to(dtype)[None].contiguous(memory_format=_fmt(yg)))
     (gx,) = torch.autograd.grad(yg, xg, g)
     ref_g = _apply_sparse(W.T.contiguous(), g.reshape(rows, -1)).reshape(gx.shape)
-    _assert_rule(gx, ref_g, dtype)
+    check(gx, ref_g, dtype)
     if native and not native_backward_not_adjoint(s):
         (gn,) = torch.autograd.grad(F.interpolate(xg, **s.kwargs), xg, g)
         same = _same_structure(W.T, Wn.T, g.reshape(rows, -1)).reshape(gx.shape)

@@ -3,8 +3,11 @@
 #include "fused.h"
 
 #include <ATen/ATen.h>
+#include <ATen/EmptyTensor.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <cmath>
 #include <numeric>
 
@@ -68,6 +71,72 @@ double u8_sum_bound(const AxisTable& t) {
   return bound * 255.0 * std::ldexp(1.0, t.precision);
 }
 
+std::vector<const AxisTable*> raw(const std::vector<std::shared_ptr<const AxisTable>>& v) {
+  std::vector<const AxisTable*> r;
+  for (const auto& t : v) r.push_back(t.get());
+  return r;
+}
+
+// Mean taps per output row of a table (1 for the identity, which is a copy).
+double mean_taps(const AxisTable& t) {
+  if (t.identity) return 1.0;
+  return static_cast<double>(t.sum_len) / static_cast<double>(std::max<int64_t>(1, t.out_size));
+}
+
+// Cost model of the two plans, in multiply-adds along contiguous memory. A multiply-add along
+// the innermost axis (inner == 1) gathers scattered elements and costs kGather of those; every
+// element of an intermediate tensor of the separable plan is written, faulted in and read back
+// again, which costs kScratch.
+constexpr double kGather = 4.0;
+constexpr double kScratch = 4.0;
+
+double separable_cost(std::vector<int64_t> sizes, const std::vector<size_t>& order,
+                      const std::vector<int64_t>& pos, const std::vector<const AxisTable*>& tables) {
+  double cost = 0;
+  for (size_t k = 0; k < order.size(); ++k) {
+    const AxisTable& t = *tables[order[k]];
+    const int64_t p = pos[order[k]];
+    double outer = 1, inner = 1;
+    for (int64_t i = 0; i < p; ++i) outer *= static_cast<double>(sizes[i]);
+    for (size_t i = p + 1; i < sizes.size(); ++i) inner *= static_cast<double>(sizes[i]);
+    cost += outer * static_cast<double>(t.out_size) * inner * mean_taps(t) *
+            (inner == 1 ? kGather : 1.0);
+    sizes[p] = t.out_size;
+    if (k + 1 < order.size()) {
+      double n = 1;
+      for (int64_t v : sizes) n *= static_cast<double>(v);
+      cost += kScratch * n;
+    }
+  }
+  return cost;
+}
+
+// The fused sweep (FusedPass): per output line along the last spatial axis, a blend of the
+// input lines its leading-axis taps select, then the last axis' table along that line.
+double fused_cost(double outer, double inner, const std::vector<const AxisTable*>& tabs) {
+  const AxisTable& last = *tabs.back();
+  double rows = outer, lead_taps = 1;
+  bool lead_unit = true;
+  for (size_t i = 0; i + 1 < tabs.size(); ++i) {
+    rows *= static_cast<double>(tabs[i]->out_size);
+    lead_taps *= mean_taps(*tabs[i]);
+    lead_unit = lead_unit && tabs[i]->unit;
+  }
+  const double in_line = static_cast<double>(last.in_size) * inner;
+  const double blend = lead_unit ? (inner == 1 ? 0.25 * in_line : 0.0) : lead_taps * in_line;
+  const double along = last.identity ? 0.0
+                                     : static_cast<double>(last.out_size) * inner *
+                                           mean_taps(last) * (inner == 1 ? kGather : 1.0);
+  return rows * (blend + along);
+}
+
+at::Tensor new_empty(at::IntArrayRef sizes, const at::TensorOptions& opts, at::MemoryFormat fmt,
+                     c10::Allocator* allocator) {
+  if (allocator == nullptr) return at::empty(sizes, opts.memory_format(fmt));
+  return at::detail::empty_generic(sizes, allocator, c10::DispatchKeySet(opts.computeDispatchKey()),
+                                   c10::typeMetaToScalarType(opts.dtype()), fmt);
+}
+
 // out = (W_1 (x) W_2 (x) ...) x, one pass per axis whose table is not the identity. `out` is
 // allocated by the caller (before the tables, so that an impossible output size fails first,
 // and cheaply) in memory format `fmt`.
@@ -77,7 +146,7 @@ double u8_sum_bound(const AxisTable& t) {
 // rounds half up and saturates to [0, 255] after every pass of a fixed-point table, as ATen's
 // uint8 kernels store each pass in uint8. Everything here is device-independent ATen math.
 void apply_tables(const at::Tensor& x, const at::Tensor& out, at::MemoryFormat fmt,
-                  const std::vector<AxisTable>& tables, const Engines& engines) {
+                  const std::vector<const AxisTable*>& tables, const Engines& engines) {
   const int64_t dim = x.dim();
   const bool u8 = x.scalar_type() == at::kByte;
   const std::vector<int64_t> perm = physical_order(fmt, dim);
@@ -87,15 +156,15 @@ void apply_tables(const at::Tensor& x, const at::Tensor& out, at::MemoryFormat f
 
   std::vector<size_t> order;
   for (size_t d = 0; d < tables.size(); ++d)
-    if (!tables[d].identity) order.push_back(d);
+    if (!tables[d]->identity) order.push_back(d);
   if (u8) {
     // ATen's separable uint8 kernel: the last (contiguous) axis first, then the others inwards.
     std::reverse(order.begin(), order.end());
   } else {
     // Shrinking axes first: every later pass then reads and writes less.
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return static_cast<double>(tables[a].out_size) / tables[a].in_size <
-             static_cast<double>(tables[b].out_size) / tables[b].in_size;
+      return static_cast<double>(tables[a]->out_size) / tables[a]->in_size <
+             static_cast<double>(tables[b]->out_size) / tables[b]->in_size;
     });
   }
   if (order.empty()) {
@@ -111,7 +180,7 @@ void apply_tables(const at::Tensor& x, const at::Tensor& out, at::MemoryFormat f
     // numerator over 2^precision stays below 2^23; double holds any of them exactly.
     acc = at::kFloat;
     for (size_t d : order)
-      if (u8_sum_bound(tables[d]) >= 8388608.0) acc = at::kDouble;
+      if (u8_sum_bound(*tables[d]) >= 8388608.0) acc = at::kDouble;
   }
   const at::ScalarType pass_dtype = u8 ? acc : x.scalar_type();
   at::Tensor cur = x.permute(perm);
@@ -126,20 +195,44 @@ void apply_tables(const at::Tensor& x, const at::Tensor& out, at::MemoryFormat f
   // uint8 rounds after every pass (as native), so it never takes the fused gather.
   if (!u8 && engines.fused != nullptr && order.size() <= static_cast<size_t>(kMaxFusedAxes)) {
     int64_t taps = 1;
-    for (size_t d : order) taps *= tables[d].K;
+    for (size_t d : order) taps *= tables[d]->K;
     if (taps <= engines.max_fused_taps) {
       std::vector<int64_t> fpos;
       std::vector<const AxisTable*> ftables;
       for (size_t d : order) {
         fpos.push_back(pos[d]);
-        ftables.push_back(&tables[d]);
+        ftables.push_back(tables[d]);
       }
       engines.fused(cur, out_phys, x.scalar_type(), fpos, ftables);
       return;
     }
   }
+  if (!u8 && engines.sweep != nullptr) {
+    // The spatial axes are consecutive in every physical order used here.
+    const int64_t first = *std::min_element(pos.begin(), pos.end());
+    const int64_t last = *std::max_element(pos.begin(), pos.end());
+    if (last - first + 1 == static_cast<int64_t>(tables.size())) {
+      int64_t outer = 1, inner = 1;
+      for (int64_t i = 0; i < first; ++i) outer *= cur.size(i);
+      for (int64_t i = last + 1; i < dim; ++i) inner *= cur.size(i);
+      std::vector<const AxisTable*> tabs;
+      for (int64_t p = first; p <= last; ++p) tabs.push_back(tables[perm[p] - 2]);
+      // RESIZE_AD_ENGINE=fused|separable overrides the cost model (tests run both engines).
+      const char* force = std::getenv("RESIZE_AD_ENGINE");
+      const bool use_sweep =
+          force != nullptr && std::strcmp(force, "fused") == 0       ? true
+          : force != nullptr && std::strcmp(force, "separable") == 0 ? false
+          : fused_cost(static_cast<double>(outer), static_cast<double>(inner), tabs) <=
+                separable_cost(cur.sizes().vec(), order, pos, tables);
+      if (use_sweep) {
+        engines.sweep(cur, out_phys, outer, inner, tabs);
+        return;
+      }
+    }
+  }
+
   for (size_t k = 0; k < order.size(); ++k) {
-    const AxisTable& t = tables[order[k]];
+    const AxisTable& t = *tables[order[k]];
     const int64_t p = pos[order[k]];
     std::vector<int64_t> sizes = cur.sizes().vec();
     int64_t outer = 1, inner = 1;
@@ -147,7 +240,9 @@ void apply_tables(const at::Tensor& x, const at::Tensor& out, at::MemoryFormat f
     for (int64_t i = p + 1; i < dim; ++i) inner *= sizes[i];
     sizes[p] = t.out_size;
     const bool last = k + 1 == order.size();
-    at::Tensor dst = (last && !u8) ? out_phys : at::empty(sizes, x.options().dtype(acc));
+    at::Tensor dst = (last && !u8) ? out_phys
+                                     : new_empty(sizes, x.options().dtype(acc),
+                                                 at::MemoryFormat::Contiguous, engines.allocator);
     engines.pass(cur, dst, pass_dtype, outer, inner, t);
     if (u8 && t.precision > 0) dst.add_(0.5).floor_().clamp_(0, 255);
     cur = dst;
@@ -191,10 +286,10 @@ at::Tensor resize_forward_impl(const at::Tensor& input, at::IntArrayRef output_s
       std::all_of(output_size.begin(), output_size.end(), [](int64_t s) { return s > 0; })) {
     check_table_memory(opt, input.sizes().slice(2), output_size, scales, false);
   }
-  at::Tensor out = at::empty(out_sizes, input.options().memory_format(fmt));
+  at::Tensor out = new_empty(out_sizes, input.options(), fmt, engines.allocator);
   if (out.numel() == 0) return out;
-  auto tables = build_tables(opt, input.sizes().slice(2), output_size, scales, false);
-  apply_tables(input, out, fmt, tables, engines);
+  const auto owned = cached_tables(opt, input.sizes().slice(2), output_size, scales, false);
+  apply_tables(input, out, fmt, raw(owned), engines);
   return out;
 }
 
@@ -232,12 +327,12 @@ at::Tensor resize_backward_impl(const at::Tensor& grad_output, at::IntArrayRef i
   if (grad_output.numel() > 0) {
     check_table_memory(opt, input_size.slice(2), grad_output.sizes().slice(2), scales, true);
   }
-  at::Tensor grad_input = at::empty(input_size, grad_output.options().memory_format(fmt));
+  at::Tensor grad_input = new_empty(input_size, grad_output.options(), fmt, engines.allocator);
   if (grad_input.numel() == 0) return grad_input;
   if (grad_output.numel() == 0) return grad_input.zero_();  // an empty output reads nothing
-  auto tables =
-      build_tables(opt, input_size.slice(2), grad_output.sizes().slice(2), scales, true);
-  apply_tables(grad_output, grad_input, fmt, tables, engines);
+  const auto owned =
+      cached_tables(opt, input_size.slice(2), grad_output.sizes().slice(2), scales, true);
+  apply_tables(grad_output, grad_input, fmt, raw(owned), engines);
   return grad_input;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <ATen/core/Tensor.h>
+#include <c10/core/Allocator.h>
 #include <c10/util/string_view.h>
 
 #include <optional>
@@ -26,6 +27,14 @@ using FusedApply = void (*)(const at::Tensor& src, const at::Tensor& dst, at::Sc
                             const std::vector<int64_t>& pos,
                             const std::vector<const AxisTable*>& tables);
 
+// Optional (CPU): applies every spatial table in one sweep (no intermediate tensors). src is
+// viewed as [outer, in_1, ..., in_k, inner] and dst as [outer, out_1, ..., out_k, inner], both
+// contiguous and of the op's dtype; tables[i] is the table of the i-th spatial axis in that
+// (physical) order, identity tables included. The engine calls it instead of the AxisPass
+// sequence when its cost model (engine.cpp) says the sweep does less work.
+using SweepPass = void (*)(const at::Tensor& src, const at::Tensor& dst, int64_t outer,
+                           int64_t inner, const std::vector<const AxisTable*>& tables);
+
 // A device's engines: the separable pass always, the fused gather optionally, used when the
 // product of the resampled axes' window widths is at most max_fused_taps (the cost model:
 // narrow windows read each input a few times from cache and skip the scratch buffers).
@@ -33,6 +42,8 @@ struct Engines {
   AxisPass pass = nullptr;
   FusedApply fused = nullptr;
   int64_t max_fused_taps = 0;
+  SweepPass sweep = nullptr;
+  c10::Allocator* allocator = nullptr;  // of outputs and intermediates (default: the device's)
 };
 
 at::Tensor resize_forward_impl(const at::Tensor& input, at::IntArrayRef output_size,

@@ -70,8 +70,7 @@ C10_HOST_DEVICE inline acc_t fused_gather(const FusedPlan<acc_t>& p, const src_t
       const int64_t off1 = off0 + off[1] + k1 * step[1];
       for (int64_t k2 = 0; k2 < n[2]; ++k2) {
         const acc_t w012 = p.naxes > 2 ? w01 * w[2][k2] : w01;
-        // zero weights are structural (the separable passes skip them too): 0 * inf is no NaN
-        if (w012 != acc_t(0)) sum += w012 * static_cast<acc_t>(src[off1 + off[2] + k2 * step[2]]);
+        sum += w012 * static_cast<acc_t>(src[off1 + off[2] + k2 * step[2]]);
       }
     }
   }

@@ -7,6 +7,10 @@
 #include <cstdio>
 #include <new>
 #include <stdexcept>
+#include <atomic>
+#include <cstring>
+#include <list>
+#include <mutex>
 
 namespace resize_ad {
 namespace {
@@ -283,7 +287,19 @@ AxisTable build_table(const Options& opt, int64_t in, int64_t out, double s) {
     identity = identity && t.len[o] == 1 && r.start == o && r.w[0] == 1.0;
   }
   t.identity = identity;
+  finish_table(t);
   return t;
+}
+
+void finish_table(AxisTable& t) {
+  static std::atomic<uint64_t> next_id{1};
+  t.id = next_id.fetch_add(1, std::memory_order_relaxed);
+  t.sum_len = 0;
+  t.unit = t.K == 1;
+  for (int64_t o = 0; o < t.out_size; ++o) {
+    t.sum_len += t.len[o];
+    t.unit = t.unit && t.len[o] == 1 && t.w[o] == 1.0;
+  }
 }
 
 AxisTable transpose(const AxisTable& t) {
@@ -315,6 +331,7 @@ AxisTable transpose(const AxisTable& t) {
       r.w[i * r.K + (o - r.start[i])] += t.w[o * t.K + k];
     }
   }
+  finish_table(r);
   return r;
 }
 
@@ -419,6 +436,90 @@ std::vector<AxisTable> build_tables(const Options& opt, c10::IntArrayRef in_spat
       TORCH_CHECK(false, "resize_ad: the weight table of spatial axis ", d, " (", in_spatial[d],
                   " -> ", out_spatial[d], " samples) is too large to allocate");
     }
+  }
+  return tables;
+}
+
+namespace {
+
+struct TableKey {
+  Mode mode;
+  bool align_corners, antialias, double_math, transposed;
+  bool uint8;
+  int64_t in, out;
+  double scale;  // 0 when absent
+  bool operator==(const TableKey& o) const {
+    return mode == o.mode && align_corners == o.align_corners && antialias == o.antialias &&
+           double_math == o.double_math && transposed == o.transposed &&
+           uint8 == o.uint8 && in == o.in && out == o.out &&
+           std::memcmp(&scale, &o.scale, sizeof(double)) == 0;
+  }
+};
+
+size_t table_bytes(const AxisTable& t) {
+  return t.start.size() * sizeof(int64_t) + t.len.size() * sizeof(int64_t) +
+         t.w.size() * sizeof(double);
+}
+
+class TableCache {
+ public:
+  std::shared_ptr<const AxisTable> get(const TableKey& key, const Options& opt) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+        if (it->first == key) {
+          entries_.splice(entries_.begin(), entries_, it);  // most recently used first
+          return entries_.front().second;
+        }
+      }
+    }
+    AxisTable t = build_table(opt, key.in, key.out, key.scale);
+    auto table = std::make_shared<const AxisTable>(key.transposed ? transpose(t) : std::move(t));
+    const size_t bytes = table_bytes(*table);
+    if (bytes > kMaxBytes / 4) return table;
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_.emplace_front(key, table);
+    bytes_ += bytes;
+    while (entries_.size() > kMaxEntries || bytes_ > kMaxBytes) {
+      bytes_ -= table_bytes(*entries_.back().second);
+      entries_.pop_back();
+    }
+    return table;
+  }
+
+ private:
+  static constexpr size_t kMaxEntries = 64;
+  static constexpr size_t kMaxBytes = size_t{32} << 20;
+  std::mutex mu_;
+  std::list<std::pair<TableKey, std::shared_ptr<const AxisTable>>> entries_;
+  size_t bytes_ = 0;
+};
+
+}  // namespace
+
+std::vector<std::shared_ptr<const AxisTable>> cached_tables(
+    const Options& opt, c10::IntArrayRef in_spatial, c10::IntArrayRef out_spatial,
+    std::optional<c10::ArrayRef<double>> scales, bool transposed) {
+  TORCH_CHECK(in_spatial.size() == out_spatial.size(), "resize_ad: got ", in_spatial.size(),
+              " input spatial sizes but ", out_spatial.size(), " output sizes");
+  if (scales.has_value()) {
+    TORCH_CHECK(scales->size() == in_spatial.size(), "resize_ad: expected ", in_spatial.size(),
+                " scales (one per spatial dimension), got ", scales->size());
+  }
+  if (scales.has_value()) {
+    for (double s : *scales) {
+      TORCH_CHECK(std::isfinite(s), "resize_ad: scales must be finite (non-positive entries mean "
+                  "'absent'), got ", *scales);
+    }
+  }
+  static TableCache* cache = new TableCache();  // leaked: usable during static destruction
+  std::vector<std::shared_ptr<const AxisTable>> tables;
+  tables.reserve(in_spatial.size());
+  for (size_t d = 0; d < in_spatial.size(); ++d) {
+    const double s = scales.has_value() && (*scales)[d] > 0 ? (*scales)[d] : 0.0;
+    TableKey key{opt.mode, opt.align_corners, opt.antialias, opt.double_math, transposed,
+                 opt.uint8, in_spatial[d], out_spatial[d], s};
+    tables.push_back(cache->get(key, opt));
   }
   return tables;
 }

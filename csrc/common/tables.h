@@ -9,6 +9,7 @@
 
 #include <c10/util/ArrayRef.h>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,8 +30,17 @@ struct AxisTable {
   // (exact in float and double), and every pass rounds half up and saturates to [0, 255].
   // 0 for every other table.
   int precision = 0;
+  // Summaries, set by build_table / transpose (finish_table):
+  uint64_t id = 0;              // unique per built table (never reused): a key for derived data
+  int64_t sum_len = 0;          // sum of len
+  bool unit = false;            // every row is one tap of weight exactly 1 (nearest, identity)
 };
 
+// Sets id, sum_len and unit from the rows.
+void finish_table(AxisTable& t);
+
+// Everything a table depends on besides the sizes and the scale: each field must also be part of
+// TableKey in tables.cpp (the table cache).
 struct Options {
   Mode mode = Mode::Nearest;
   bool align_corners = false;
@@ -73,5 +83,11 @@ void check_table_memory(const Options& opt, c10::IntArrayRef in_spatial,
 std::vector<AxisTable> build_tables(const Options& opt, c10::IntArrayRef in_spatial,
                                     c10::IntArrayRef out_spatial,
                                     std::optional<c10::ArrayRef<double>> scales, bool transposed);
+
+// As build_tables, from a small process-wide LRU cache of immutable tables (thread-safe):
+// repeated calls with the same sizes and options (every training step) do not rebuild them.
+std::vector<std::shared_ptr<const AxisTable>> cached_tables(
+    const Options& opt, c10::IntArrayRef in_spatial, c10::IntArrayRef out_spatial,
+    std::optional<c10::ArrayRef<double>> scales, bool transposed);
 
 }  // namespace resize_ad

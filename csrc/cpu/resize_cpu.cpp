@@ -1,101 +1,377 @@
-// CPU engine: one banded-matrix pass along one axis, parallel over output rows.
-#include <ATen/ATen.h>
+// CPU engine: the banded tables applied line by line.
+//
+// The input is viewed in its physical order as [outer, S_1, ..., S_k, inner]; a line is the
+// in_k * inner contiguous elements along the last spatial axis S_k. One output line
+// (b, o_1, ..., o_{k-1}) is
+//   blend:  tmp = sum over the taps of the leading axes (products of their weights) of the
+//           input lines those taps select, a contiguous multiply-add;
+//   along:  out[o] = sum_j w_k[o, j] * tmp[start_k[o] + j] (per inner element),
+// so each table is applied as in a separable pass, but the intermediate is one line in L1
+// instead of a tensor (the FusedPass). A separable AxisPass is the same kernel with k = 1.
+// Both read the tables of tables.h and nothing else: no mode-specific code here.
 #include <ATen/Dispatch.h>
 #include <ATen/OpMathType.h>
 #include <ATen/Parallel.h>
+#include <ATen/core/Tensor.h>
+#include <c10/core/CPUAllocator.h>
+#include <c10/util/BFloat16.h>
+#include <c10/util/Half.h>
 #include <torch/library.h>
 
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define RESIZE_AD_HAVE_AVX2_BUILD 1
+#else
+#define RESIZE_AD_HAVE_AVX2_BUILD 0
+#endif
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "../common/engine.h"
+#include "work_pool.h"
 
 namespace resize_ad {
 namespace {
 
-constexpr int64_t kBlock = 64;  // inner elements accumulated in registers / L1 at once
+// One axis table, prepared for the kernels in the accumulation type. Built once per table and
+// use (line_for), then shared: immutable.
+template <typename acc_t>
+struct Line {
+  int64_t in = 0, out = 0, K = 1;
+  bool identity = false;
+  bool unit = false;  // every row: one tap of weight exactly 1 (nearest, identity)
+  std::vector<int64_t> start, len;
+  std::vector<acc_t> w;            // [out * K], row o at o * K
+  int64_t lo = 0, hi = 0;          // input positions read by all rows: [lo, hi)
+  std::vector<uint8_t> same_prev;  // leading axes: row o has exactly the taps of row o - 1
+  // Gather form (last axis, inner == 1): tap j of row o reads position idx[j * out + o] with
+  // weight wt[j * out + o]. Rows with fewer than K taps ("ragged") are padded with weight-0 taps,
+  // kept exact (no 0 * inf) one of two ways:
+  // - few ragged rows: the padding reads a position the row reads anyway, and the rows (listed
+  //   in `ragged`, in order) are recomputed exactly after the vector sweep;
+  // - many (transposed tables): the padding reads a zero slot at position `in`, past the line,
+  //   so the line is always read from the scratch copy, which has that slot (zero_slot).
+  std::vector<int32_t> idx;
+  std::vector<acc_t> wt;
+  std::vector<int64_t> ragged;
+  bool zero_slot = false;
+};
+
+template <typename acc_t>
+std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, bool gather) {
+  auto line = std::make_shared<Line<acc_t>>();
+  Line<acc_t>& L = *line;
+  L.in = t.in_size;
+  L.out = t.out_size;
+  L.K = t.K;
+  L.identity = t.identity;
+  L.unit = t.unit;
+  L.start = t.start;
+  L.len = t.len;
+  L.w.resize(t.w.size());
+  for (size_t i = 0; i < t.w.size(); ++i) L.w[i] = static_cast<acc_t>(t.w[i]);
+  L.lo = L.in;
+  L.hi = 0;
+  for (int64_t o = 0; o < L.out; ++o) {
+    if (t.len[o] == 0) continue;
+    L.lo = std::min(L.lo, t.start[o]);
+    L.hi = std::max(L.hi, t.start[o] + t.len[o]);
+  }
+  if (lead) {
+    L.same_prev.assign(L.out, 0);
+    for (int64_t o = 1; o < L.out; ++o) {
+      bool same = t.start[o] == t.start[o - 1] && t.len[o] == t.len[o - 1];
+      for (int64_t j = 0; same && j < t.len[o]; ++j)
+        same = t.w[o * t.K + j] == t.w[(o - 1) * t.K + j];
+      L.same_prev[o] = same;
+    }
+  }
+  if (gather) {
+    TORCH_CHECK(L.in < (int64_t{1} << 31), "resize_ad: spatial size ", L.in, " is too large");
+    L.idx.resize(L.K * L.out);
+    L.wt.resize(L.K * L.out);
+    const int64_t nragged = L.K * L.out - t.sum_len > 0
+                                ? std::count_if(t.len.begin(), t.len.end(),
+                                                [&](int64_t n) { return n != L.K; })
+                                : 0;
+    L.zero_slot = nragged * 8 > L.out;
+    for (int64_t o = 0; o < L.out; ++o) {
+      const int64_t n = t.len[o];
+      if (n != L.K && !L.zero_slot) L.ragged.push_back(o);
+      const int64_t pad = L.zero_slot ? L.in : (n > 0 ? t.start[o] + n - 1 : 0);
+      for (int64_t j = 0; j < L.K; ++j) {
+        L.idx[j * L.out + o] = static_cast<int32_t>(j < n ? t.start[o] + j : pad);
+        L.wt[j * L.out + o] = j < n ? L.w[o * L.K + j] : acc_t(0);
+      }
+    }
+  }
+  return line;
+}
+
+// The Line of a table, from a small LRU cache keyed by the table's unique id (tables are
+// themselves cached, so a training step finds both), or built for this call.
+template <typename acc_t>
+std::shared_ptr<const Line<acc_t>> line_for(const AxisTable& t, bool lead, bool gather) {
+  struct Entry {
+    uint64_t id;
+    bool lead, gather;
+    std::shared_ptr<const Line<acc_t>> line;
+  };
+  static std::mutex mu;
+  static auto* entries = new std::list<Entry>();  // leaked: usable during static destruction
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    for (auto it = entries->begin(); it != entries->end(); ++it) {
+      if (it->id == t.id && it->lead == lead && it->gather == gather) {
+        entries->splice(entries->begin(), *entries, it);
+        return entries->front().line;
+      }
+    }
+  }
+  auto line = build_line<acc_t>(t, lead, gather);
+  if (t.out_size * t.K <= (int64_t{1} << 22)) {
+    std::lock_guard<std::mutex> lock(mu);
+    entries->push_front({t.id, lead, gather, line});
+    if (entries->size() > 64) entries->pop_back();
+  }
+  return line;
+}
+
+template <typename acc_t>
+struct Plan {
+  std::vector<std::shared_ptr<const Line<acc_t>>> lead;  // spatial axes 1 .. k-1
+  std::shared_ptr<const Line<acc_t>> last;               // spatial axis k
+  int64_t inner = 1;
+  int64_t rows = 1;      // output lines: outer * prod(lead out)
+  int64_t nseg = 1;      // segments per line along the last axis
+  int64_t seg_len = 1;
+  int64_t max_taps = 1;  // product of the leading axes' K
+  int64_t grain = 1;     // work items per parallel chunk at least
+  std::vector<int64_t> seg_lo, seg_hi;  // input positions segment s reads along the last axis
+};
+
+template <typename acc_t>
+Plan<acc_t> make_plan(int64_t outer, int64_t inner, const std::vector<const AxisTable*>& tabs) {
+  Plan<acc_t> P;
+  const int64_t k = static_cast<int64_t>(tabs.size());
+  P.inner = inner;
+  P.rows = outer;
+  double lead_taps = 1;
+  for (int64_t i = 0; i + 1 < k; ++i) {
+    P.lead.push_back(line_for<acc_t>(*tabs[i], /*lead=*/true, /*gather=*/false));
+    P.rows *= tabs[i]->out_size;
+    P.max_taps *= tabs[i]->K;
+    lead_taps *= static_cast<double>(tabs[i]->sum_len) / static_cast<double>(tabs[i]->out_size);
+  }
+  const AxisTable& last = *tabs[k - 1];
+  P.last = line_for<acc_t>(last, /*lead=*/false, /*gather=*/inner == 1 && !last.identity);
+
+  // Work per line (multiply-adds), then enough items for every thread to get several.
+  const double line_work =
+      (lead_taps * static_cast<double>(last.in_size) + static_cast<double>(last.out_size) *
+                                                           static_cast<double>(last.K)) *
+      static_cast<double>(inner);
+  const int64_t threads = std::max<int>(1, at::get_num_threads());
+  if (threads > 1 && P.rows < 8 * threads && last.out_size >= 512) {
+    P.nseg = std::min<int64_t>((8 * threads + P.rows - 1) / P.rows, last.out_size / 256);
+  }
+  P.nseg = std::max<int64_t>(1, P.nseg);
+  P.seg_len = (last.out_size + P.nseg - 1) / P.nseg;
+  P.nseg = (last.out_size + P.seg_len - 1) / P.seg_len;
+  if (P.nseg == 1) {
+    P.seg_lo.assign(1, P.last->lo);
+    P.seg_hi.assign(1, P.last->hi);
+  } else {
+    P.seg_lo.assign(P.nseg, last.in_size);
+    P.seg_hi.assign(P.nseg, 0);
+    for (int64_t sg = 0; sg < P.nseg; ++sg) {
+      int64_t lo = last.in_size, hi = 0;
+      for (int64_t o = sg * P.seg_len, e = std::min(last.out_size, o + P.seg_len); o < e; ++o) {
+        if (last.len[o] == 0) continue;
+        lo = std::min(lo, last.start[o]);
+        hi = std::max(hi, last.start[o] + last.len[o]);
+      }
+      P.seg_lo[sg] = lo;
+      P.seg_hi[sg] = hi;
+    }
+  }
+  const double item_work = std::max(1.0, line_work / static_cast<double>(P.nseg));
+  P.grain = std::max<int64_t>(1, static_cast<int64_t>(65536.0 / item_work));
+  return P;
+}
+
+// Per-thread scratch, kept between calls (one line, small).
+unsigned char* scratch(size_t bytes) {
+  static thread_local std::unique_ptr<unsigned char[]> buf;
+  static thread_local size_t size = 0;
+  if (size < bytes) {
+    size = std::max(bytes, size * 2);
+    buf.reset(new unsigned char[size]);
+  }
+  return buf.get();
+}
+
+namespace base {
+#define RESIZE_AD_AVX2 0
+#include "row_kernels.h"
+#undef RESIZE_AD_AVX2
+}  // namespace base
+
+#if RESIZE_AD_HAVE_AVX2_BUILD
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+namespace avx2 {
+#define RESIZE_AD_AVX2 1
+#include "row_kernels.h"
+#undef RESIZE_AD_AVX2
+}  // namespace avx2
+#pragma GCC pop_options
+
+bool cpu_has_avx2() {
+  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return ok;
+}
+#endif
 
 template <typename src_t, typename dst_t, typename acc_t>
-void axis_pass_impl(const src_t* src, dst_t* dst, int64_t outer, int64_t inner,
-                    const AxisTable& t) {
-  const int64_t in_len = t.in_size, out_len = t.out_size, K = t.K;
-  std::vector<acc_t> w(t.w.size());
-  std::transform(t.w.begin(), t.w.end(), w.begin(), [](double v) { return static_cast<acc_t>(v); });
-  const int64_t* start = t.start.data();
-  const int64_t* len = t.len.data();
-  const acc_t* wp = w.data();
-  const int64_t rows = outer * out_len;
-  const int64_t work_per_row = std::max<int64_t>(1, inner * K);
-  const int64_t grain = std::max<int64_t>(1, 32768 / work_per_row);
+void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t inner,
+         const std::vector<const AxisTable*>& tabs) {
+  const Plan<acc_t> P = make_plan<acc_t>(outer, inner, tabs);
+  const src_t* s = src.const_data_ptr<src_t>();
+  dst_t* d = dst.mutable_data_ptr<dst_t>();
+#if RESIZE_AD_HAVE_AVX2_BUILD
+  if (cpu_has_avx2()) return avx2::run_plan<src_t, dst_t, acc_t>(P, s, d);
+#endif
+  base::run_plan<src_t, dst_t, acc_t>(P, s, d);
+}
 
-  at::parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      const int64_t o = r % out_len;
-      const int64_t b = r / out_len;
-      const src_t* s = src + (b * in_len + start[o]) * inner;
-      dst_t* d = dst + r * inner;
-      const acc_t* wo = wp + o * K;
-      const int64_t n = len[o];
-      // Taps of weight exactly 0 are skipped: the output does not depend on that input, so an
-      // inf there must not become 0 * inf = NaN (y = W x with W's zeros structural).
-      if (inner == 1) {
-        acc_t sum = 0;
-        for (int64_t k = 0; k < n; ++k) {
-          if (wo[k] != acc_t(0)) sum += wo[k] * static_cast<acc_t>(s[k]);
-        }
-        d[0] = static_cast<dst_t>(sum);
-        continue;
-      }
-      for (int64_t j0 = 0; j0 < inner; j0 += kBlock) {
-        const int64_t m = std::min(kBlock, inner - j0);
-        acc_t acc[kBlock];
-        for (int64_t j = 0; j < m; ++j) acc[j] = 0;
-        for (int64_t k = 0; k < n; ++k) {
-          const acc_t wk = wo[k];
-          if (wk == acc_t(0)) continue;
-          const src_t* sk = s + k * inner + j0;
-          for (int64_t j = 0; j < m; ++j) acc[j] += wk * static_cast<acc_t>(sk[j]);
-        }
-        for (int64_t j = 0; j < m; ++j) d[j0 + j] = static_cast<dst_t>(acc[j]);
-      }
+// src / dst are of dtype `orig` or of its accumulation type (float for half and bfloat16).
+void dispatch(const at::Tensor& src, const at::Tensor& dst, at::ScalarType orig, int64_t outer,
+              int64_t inner, const std::vector<const AxisTable*>& tabs) {
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, orig, "resize_ad_cpu", [&] {
+    using acc_t = at::opmath_type<scalar_t>;
+    const bool src_acc = src.scalar_type() != orig;
+    const bool dst_acc = dst.scalar_type() != orig;
+    if (src_acc && dst_acc) {
+      run<acc_t, acc_t, acc_t>(src, dst, outer, inner, tabs);
+    } else if (src_acc) {
+      run<acc_t, scalar_t, acc_t>(src, dst, outer, inner, tabs);
+    } else if (dst_acc) {
+      run<scalar_t, acc_t, acc_t>(src, dst, outer, inner, tabs);
+    } else {
+      run<scalar_t, scalar_t, acc_t>(src, dst, outer, inner, tabs);
     }
   });
 }
 
 void axis_pass_cpu(const at::Tensor& src, const at::Tensor& dst, at::ScalarType orig,
                    int64_t outer, int64_t inner, const AxisTable& t) {
-  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, orig, "resize_ad_axis_pass_cpu", [&] {
-    using acc_t = at::opmath_type<scalar_t>;
-    const bool src_acc = src.scalar_type() != orig;
-    const bool dst_acc = dst.scalar_type() != orig;
-    if (src_acc && dst_acc) {
-      axis_pass_impl<acc_t, acc_t, acc_t>(src.const_data_ptr<acc_t>(), dst.data_ptr<acc_t>(),
-                                          outer, inner, t);
-    } else if (src_acc) {
-      axis_pass_impl<acc_t, scalar_t, acc_t>(src.const_data_ptr<acc_t>(),
-                                             dst.data_ptr<scalar_t>(), outer, inner, t);
-    } else if (dst_acc) {
-      axis_pass_impl<scalar_t, acc_t, acc_t>(src.const_data_ptr<scalar_t>(),
-                                             dst.data_ptr<acc_t>(), outer, inner, t);
-    } else {
-      axis_pass_impl<scalar_t, scalar_t, acc_t>(src.const_data_ptr<scalar_t>(),
-                                                dst.data_ptr<scalar_t>(), outer, inner, t);
+  dispatch(src, dst, orig, outer, inner, {&t});
+}
+
+void fused_cpu(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t inner,
+               const std::vector<const AxisTable*>& tables) {
+  dispatch(src, dst, src.scalar_type(), outer, inner, tables);
+}
+
+// Outputs of 32 MiB and more: glibc serves them with a fresh mmap every time (its dynamic mmap
+// threshold stops at 32 MiB), and faulting in 4 KiB pages on first write then costs more than
+// the resize itself (about 3 us per page in a VM). Those get 2 MiB-aligned anonymous mappings
+// with MADV_HUGEPAGE: 512 times fewer faults where transparent huge pages are enabled
+// ("always" or "madvise"), the same as before where not. Smaller ones use the default CPU
+// allocator (glibc reuses freed heap memory for them). RESIZE_AD_HUGEPAGES=0 turns it off.
+class OutputAllocator final : public c10::Allocator {
+ public:
+  static constexpr size_t kMin = size_t{32} << 20;
+  static constexpr size_t kHuge = size_t{2} << 20;
+
+  c10::DataPtr allocate(size_t n) override {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (n >= kMin && enabled()) {
+      const size_t len = (n + kHuge - 1) / kHuge * kHuge;
+      void* raw = mmap(nullptr, len + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                       -1, 0);
+      if (raw != MAP_FAILED) {
+        // Keep the 2 MiB-aligned [p, p + len) of the mapping.
+        const uintptr_t a = reinterpret_cast<uintptr_t>(raw);
+        const uintptr_t p = (a + kHuge - 1) / kHuge * kHuge;
+        if (p > a) munmap(raw, p - a);
+        if (a + kHuge > p) munmap(reinterpret_cast<void*>(p + len), a + kHuge - p);
+        void* ptr = reinterpret_cast<void*>(p);
+        madvise(ptr, len, MADV_HUGEPAGE);  // a hint: where it fails, normal pages
+        return {ptr, new Mapping{ptr, len}, &unmap, c10::Device(c10::DeviceType::CPU)};
+      }
     }
-  });
+#endif
+    return c10::GetCPUAllocator()->allocate(n);
+  }
+
+  void copy_data(void* dest, const void* src, std::size_t count) const override {
+    default_copy_data(dest, src, count);
+  }
+
+ private:
+  struct Mapping {
+    void* ptr;
+    size_t len;
+  };
+
+  static void unmap(void* ctx) {
+#if defined(__linux__)
+    auto* m = static_cast<Mapping*>(ctx);
+    munmap(m->ptr, m->len);
+    delete m;
+#else
+    (void)ctx;
+#endif
+  }
+
+  static bool enabled() {
+    static const bool on = [] {
+      const char* v = std::getenv("RESIZE_AD_HUGEPAGES");
+      return v == nullptr || std::strcmp(v, "0") != 0;
+    }();
+    return on;
+  }
+};
+
+c10::Allocator* output_allocator() {
+  static OutputAllocator alloc;
+  return &alloc;
+}
+
+Engines cpu_engines() {
+  Engines e;
+  e.pass = axis_pass_cpu;
+  e.sweep = fused_cpu;
+  e.allocator = output_allocator();
+  return e;
 }
 
 at::Tensor resize_cpu(const at::Tensor& input, at::IntArrayRef output_size, c10::string_view mode,
                       bool align_corners, std::optional<at::ArrayRef<double>> scales,
                       bool antialias) {
   return resize_forward_impl(input, output_size, mode, align_corners, scales, antialias,
-                             axis_pass_cpu);
+                             cpu_engines());
 }
 
 at::Tensor resize_backward_cpu(const at::Tensor& grad_output, at::IntArrayRef input_size,
                                c10::string_view mode, bool align_corners,
                                std::optional<at::ArrayRef<double>> scales, bool antialias) {
   return resize_backward_impl(grad_output, input_size, mode, align_corners, scales, antialias,
-                              axis_pass_cpu);
+                              cpu_engines());
 }
 
 }  // namespace

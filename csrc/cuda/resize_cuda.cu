@@ -57,10 +57,7 @@ __global__ void __launch_bounds__(kThreads)
     const acc_t* wo = w + o * K;
     const int64_t n = len[o];  // may be 0 for rows of a transposed table: writes 0
     acc_t sum = 0;
-    // Zero weights are skipped (structural zeros: 0 * inf must not make a NaN), as on the CPU.
-    for (int64_t k = 0; k < n; ++k) {
-      if (wo[k] != acc_t(0)) sum += wo[k] * static_cast<acc_t>(s[k]);
-    }
+    for (int64_t k = 0; k < n; ++k) sum += wo[k] * static_cast<acc_t>(s[k]);
     dst[r] = static_cast<dst_t>(sum);
   }
 }
@@ -90,9 +87,7 @@ __global__ void __launch_bounds__(kThreads)
     for (int64_t j = col0; j < inner; j += col_stride) {
       const src_t* sj = s + j;
       acc_t sum = 0;
-      for (int64_t k = 0; k < n; ++k) {
-        if (wo[k] != acc_t(0)) sum += wo[k] * static_cast<acc_t>(sj[k * inner]);
-      }
+      for (int64_t k = 0; k < n; ++k) sum += wo[k] * static_cast<acc_t>(sj[k * inner]);
       d[j] = static_cast<dst_t>(sum);
     }
   }

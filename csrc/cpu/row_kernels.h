@@ -1,0 +1,317 @@
+// The CPU line kernels. resize_cpu.cpp includes this file twice, inside two namespaces: once
+// for the baseline ISA and once under `#pragma GCC target("avx2,fma")`, and picks one at run
+// time. Hence no include guard and no includes here: everything it uses is included (and so
+// compiled for the baseline ISA) before it.
+//
+// Expects: the Line / Plan types and scratch() of resize_cpu.cpp, and RESIZE_AD_AVX2 (0 or 1).
+//
+// Every multiply-add goes through madd(): a fused multiply-add in the AVX2 build (as the
+// intrinsics' _mm256_fmadd_ps), a multiply then an add in the baseline build, in vector bodies
+// and scalar tails alike. A result therefore does not depend on where a vector block starts,
+// i.e. on how the work was split among threads.
+
+template <typename T>
+inline T madd(T a, T b, T c) {
+#if RESIZE_AD_AVX2
+  if constexpr (std::is_same_v<T, float>) {
+    return __builtin_fmaf(a, b, c);
+  } else {
+    return __builtin_fma(a, b, c);
+  }
+#else
+  return a * b + c;
+#endif
+}
+
+// out[j] = sum_t w[t] * src[off[t] + j] for j in [0, n): the blend of T input lines.
+template <typename S, typename D, typename acc_t>
+void blend(const S* src, const int64_t* off, const acc_t* w, int64_t T, D* out, int64_t n) {
+  constexpr int64_t B = 256;
+  if (T == 1 && w[0] == acc_t(1)) {
+    const S* __restrict s = src + off[0];
+    D* __restrict d = out;
+    if constexpr (std::is_same_v<S, D>) {
+      std::memcpy(d, s, n * sizeof(D));
+    } else {
+      for (int64_t j = 0; j < n; ++j) d[j] = static_cast<D>(static_cast<acc_t>(s[j]));
+    }
+    return;
+  }
+  if (T == 2) {
+    const S* __restrict a = src + off[0];
+    const S* __restrict b = src + off[1];
+    D* __restrict d = out;
+    const acc_t w0 = w[0], w1 = w[1];
+    for (int64_t j = 0; j < n; ++j)
+      d[j] = static_cast<D>(madd(w1, static_cast<acc_t>(b[j]), w0 * static_cast<acc_t>(a[j])));
+    return;
+  }
+  acc_t acc[B];
+  for (int64_t j0 = 0; j0 < n; j0 += B) {
+    const int64_t m = std::min(B, n - j0);
+    {
+      const S* __restrict s = src + off[0] + j0;
+      const acc_t wt = w[0];
+      for (int64_t j = 0; j < m; ++j) acc[j] = wt * static_cast<acc_t>(s[j]);
+    }
+    for (int64_t t = 1; t < T; ++t) {
+      const S* __restrict s = src + off[t] + j0;
+      const acc_t wt = w[t];
+      for (int64_t j = 0; j < m; ++j) acc[j] = madd(wt, static_cast<acc_t>(s[j]), acc[j]);
+    }
+    D* __restrict d = out + j0;
+    for (int64_t j = 0; j < m; ++j) d[j] = static_cast<D>(acc[j]);
+  }
+}
+
+// Along a line with inner == 1: out[o] = sum_j wt[j][o] * row[idx[j][o]] for o in [o0, o1).
+// KT > 0 fixes the number of taps at compile time; KT == 0 reads it from the line.
+template <int KT, typename D, typename acc_t>
+void gather_line(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* out) {
+  const int64_t K = KT > 0 ? KT : L.K, n = L.out;
+  const int32_t* __restrict idx = L.idx.data();
+  const acc_t* __restrict wt = L.wt.data();
+  int64_t o = o0;
+#if RESIZE_AD_AVX2
+  if constexpr (std::is_same_v<acc_t, float> && std::is_same_v<D, float>) {
+    for (; o + 8 <= o1; o += 8) {
+      __m256 acc = _mm256_mul_ps(
+          _mm256_loadu_ps(wt + o),
+          _mm256_i32gather_ps(row, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx + o)), 4));
+      for (int64_t j = 1; j < K; ++j) {
+        const __m256i ij = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx + j * n + o));
+        acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + j * n + o), _mm256_i32gather_ps(row, ij, 4), acc);
+      }
+      _mm256_storeu_ps(out + o, acc);
+    }
+  }
+#endif
+  for (; o < o1; ++o) {
+    acc_t acc = wt[o] * row[idx[o]];
+    for (int64_t j = 1; j < K; ++j) acc = madd(wt[j * n + o], row[idx[j * n + o]], acc);
+    out[o] = static_cast<D>(acc);
+  }
+}
+
+template <typename D, typename acc_t>
+void gather_sweep(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* out,
+                  float* obuf) {
+#if RESIZE_AD_AVX2
+  // The vector path writes float: stage half / bfloat16 outputs through obuf.
+  if constexpr (std::is_same_v<acc_t, float> && !std::is_same_v<D, float>) {
+    float* b = obuf - o0;
+    gather_sweep<float, float>(row, L, o0, o1, b, nullptr);
+    for (int64_t o = o0; o < o1; ++o) out[o] = static_cast<D>(b[o]);
+    return;
+  }
+#endif
+  switch (L.K) {
+    case 1: return gather_line<1>(row, L, o0, o1, out);
+    case 2: return gather_line<2>(row, L, o0, o1, out);
+    case 3: return gather_line<3>(row, L, o0, o1, out);
+    case 4: return gather_line<4>(row, L, o0, o1, out);
+    default: return gather_line<0>(row, L, o0, o1, out);
+  }
+}
+
+// Nearest-style line (one tap of weight 1 per output): a pure gather.
+template <typename S, typename D, typename acc_t>
+void copy_line(const S* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* out) {
+  const int32_t* __restrict idx = L.idx.data();
+  int64_t o = o0;
+#if RESIZE_AD_AVX2
+  if constexpr (sizeof(S) == 4 && std::is_same_v<S, D>) {
+    const float* r = reinterpret_cast<const float*>(row);
+    float* d = reinterpret_cast<float*>(out);
+    for (; o + 8 <= o1; o += 8) {
+      const __m256i i = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx + o));
+      _mm256_storeu_ps(d + o, _mm256_i32gather_ps(r, i, 4));
+    }
+  }
+#endif
+  for (; o < o1; ++o) {
+    if constexpr (std::is_same_v<S, D>) {
+      out[o] = row[idx[o]];
+    } else {
+      out[o] = static_cast<D>(static_cast<acc_t>(row[idx[o]]));
+    }
+  }
+}
+
+// Exact values of the ragged rows in [o0, o1) (see Line::ragged).
+template <typename D, typename acc_t>
+void fix_ragged(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* out) {
+  auto it = std::lower_bound(L.ragged.begin(), L.ragged.end(), o0);
+  for (; it != L.ragged.end() && *it < o1; ++it) {
+    const int64_t o = *it, n = L.len[o];
+    const acc_t* wo = L.w.data() + o * L.K;
+    const acc_t* s = row + L.start[o];
+    acc_t acc = n > 0 ? wo[0] * s[0] : acc_t(0);
+    for (int64_t j = 1; j < n; ++j) acc = madd(wo[j], s[j], acc);
+    out[o] = static_cast<D>(acc);
+  }
+}
+
+template <typename D, typename acc_t>
+void gather_dispatch(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* out,
+                     float* obuf) {
+  gather_sweep(row, L, o0, o1, out, obuf);
+  fix_ragged(row, L, o0, o1, out);
+}
+
+// Along a line with inner > 1 (a vector of `inner` contiguous elements per position):
+// out[o][c] = sum_j w[o][j] * row[start[o] + j][c] for o in [o0, o1).
+template <typename R, typename D, typename acc_t>
+void inner_line(const R* row, const Line<acc_t>& L, int64_t inner, int64_t o0, int64_t o1,
+                D* out) {
+  constexpr int64_t B = 128;
+  acc_t acc[B];
+  for (int64_t o = o0; o < o1; ++o) {
+    D* __restrict d = out + o * inner;
+    const int64_t n = L.len[o];
+    const acc_t* wo = L.w.data() + o * L.K;
+    const R* s = row + L.start[o] * inner;
+    if (n == 0) {
+      std::fill(d, d + inner, D(0));
+      continue;
+    }
+    if (n == 1 && wo[0] == acc_t(1)) {
+      if constexpr (std::is_same_v<R, D>) {
+        std::memcpy(d, s, inner * sizeof(D));
+      } else {
+        for (int64_t c = 0; c < inner; ++c) d[c] = static_cast<D>(static_cast<acc_t>(s[c]));
+      }
+      continue;
+    }
+    if (n == 2) {
+      const R* __restrict a = s;
+      const R* __restrict b = s + inner;
+      const acc_t w0 = wo[0], w1 = wo[1];
+      for (int64_t c = 0; c < inner; ++c)
+        d[c] = static_cast<D>(madd(w1, static_cast<acc_t>(b[c]), w0 * static_cast<acc_t>(a[c])));
+      continue;
+    }
+    for (int64_t c0 = 0; c0 < inner; c0 += B) {
+      const int64_t m = std::min(B, inner - c0);
+      {
+        const R* __restrict sk = s + c0;
+        const acc_t wk = wo[0];
+        for (int64_t c = 0; c < m; ++c) acc[c] = wk * static_cast<acc_t>(sk[c]);
+      }
+      for (int64_t k = 1; k < n; ++k) {
+        const R* __restrict sk = s + k * inner + c0;
+        const acc_t wk = wo[k];
+        for (int64_t c = 0; c < m; ++c) acc[c] = madd(wk, static_cast<acc_t>(sk[c]), acc[c]);
+      }
+      for (int64_t c = 0; c < m; ++c) d[c0 + c] = static_cast<D>(acc[c]);
+    }
+  }
+}
+
+// Applies a Plan: every output line (b, o_1, ..., o_{k-1}), split in segments along the last
+// axis when there are too few lines to keep every thread busy.
+template <typename src_t, typename dst_t, typename acc_t>
+void run_plan(const Plan<acc_t>& P, const src_t* src, dst_t* dst) {
+  const Line<acc_t>& last = *P.last;
+  const int64_t m = static_cast<int64_t>(P.lead.size());
+  const int64_t inner = P.inner;
+  const int64_t in_row = last.in * inner, out_row = last.out * inner;
+  const int64_t items = P.rows * P.nseg;
+  constexpr bool direct_ok = std::is_same_v<src_t, acc_t>;
+
+  parallel_chunks(items, P.grain, [&](int64_t begin, int64_t end) {
+    // Per-thread scratch: the blended line, the staged outputs of the vector gather, and the
+    // taps of the leading axes.
+    const size_t tmp_bytes = (in_row + 8) * sizeof(acc_t);
+    const size_t obuf_bytes = (P.seg_len + 8) * sizeof(float);
+    const size_t taps_bytes = P.max_taps * (sizeof(int64_t) + sizeof(acc_t));
+    unsigned char* base = scratch(tmp_bytes + obuf_bytes + taps_bytes + 64);
+    acc_t* tmp = reinterpret_cast<acc_t*>(base);
+    float* obuf = reinterpret_cast<float*>(base + tmp_bytes);
+    int64_t* off = reinterpret_cast<int64_t*>(base + tmp_bytes + obuf_bytes);
+    acc_t* tw = reinterpret_cast<acc_t*>(off + P.max_taps);
+    tmp[last.in] = acc_t(0);  // the zero slot (Line::zero_slot; inner == 1 only)
+
+    // Item = (line r, segment sg); line r = (b, oi[0], ..., oi[m-1]). Advanced as an odometer.
+    int64_t r = begin / P.nseg, sg = begin % P.nseg, b = r;
+    int64_t oi[8] = {0};
+    for (int64_t i = m - 1; i >= 0; --i) {
+      oi[i] = b % P.lead[i]->out;
+      b /= P.lead[i]->out;
+    }
+    auto advance = [&] {
+      if (++sg < P.nseg) return;
+      sg = 0;
+      ++r;
+      for (int64_t i = m - 1; i >= 0; --i) {
+        if (++oi[i] < P.lead[i]->out) return;
+        oi[i] = 0;
+      }
+      ++b;
+    };
+    for (int64_t item = begin; item < end; ++item, advance()) {
+      const int64_t o0 = sg * P.seg_len;
+      const int64_t o1 = std::min(last.out, o0 + P.seg_len);
+      dst_t* drow = dst + r * out_row;
+      // Same leading taps as the previous line, already written by this thread: copy it.
+      if (m > 0 && oi[m - 1] > 0 && P.lead[m - 1]->same_prev[oi[m - 1]] && item - P.nseg >= begin) {
+        std::memcpy(drow + o0 * inner, drow - out_row + o0 * inner,
+                    (o1 - o0) * inner * sizeof(dst_t));
+        continue;
+      }
+      // Taps of the leading axes: input line offsets and products of weights.
+      int64_t T = 1;
+      off[0] = b;
+      tw[0] = acc_t(1);
+      for (int64_t i = 0; i < m && T > 0; ++i) {
+        const Line<acc_t>& a = *P.lead[i];
+        const int64_t s = a.start[oi[i]], n = a.len[oi[i]];
+        const acc_t* wa = a.w.data() + oi[i] * a.K;
+        for (int64_t t = T - 1; t >= 0; --t) {
+          const int64_t o_t = off[t] * a.in + s;
+          const acc_t w_t = tw[t];
+          for (int64_t j = n - 1; j >= 0; --j) {
+            off[t * n + j] = o_t + j;
+            tw[t * n + j] = w_t * wa[j];
+          }
+        }
+        T *= n;
+      }
+      if (T == 0) {
+        std::fill(drow + o0 * inner, drow + o1 * inner, dst_t(0));
+        continue;
+      }
+      for (int64_t t = 0; t < T; ++t) off[t] *= in_row;
+      const bool direct = T == 1 && tw[0] == acc_t(1);
+
+      if (last.identity) {
+        blend(src + o0 * inner, off, tw, T, drow + o0 * inner, (o1 - o0) * inner);
+        continue;
+      }
+      if (last.unit && direct) {  // nearest along every axis: a gather of the input line
+        if (inner == 1) {
+          copy_line(src + off[0], last, o0, o1, drow);
+        } else {
+          inner_line(src + off[0], last, inner, o0, o1, drow);
+        }
+        continue;
+      }
+      const int64_t lo = P.seg_lo[sg], hi = P.seg_hi[sg];
+      if (inner == 1) {
+        const acc_t* row;
+        if (direct && direct_ok && !last.zero_slot) {
+          row = reinterpret_cast<const acc_t*>(src) + off[0];
+        } else {
+          if (hi > lo) blend(src + lo, off, tw, T, tmp + lo, hi - lo);
+          row = tmp;
+        }
+        gather_dispatch(row, last, o0, o1, drow, obuf);
+      } else if (direct) {
+        inner_line(src + off[0], last, inner, o0, o1, drow);
+      } else {
+        if (hi > lo) blend(src + lo * inner, off, tw, T, tmp + lo * inner, (hi - lo) * inner);
+        inner_line(static_cast<const acc_t*>(tmp), last, inner, o0, o1, drow);
+      }
+    }
+  });
+}

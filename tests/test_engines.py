@@ -1,0 +1,145 @@
+"""Both CPU engines (the fused sweep and the separable passes) on shapes the parity samples are
+too small for: long lines split in segments, many channels, ragged transposed tables, 3-D,
+half types, and inf / NaN that padding taps must not spread."""
+import pytest
+import torch
+
+from helpers import TOL, assert_close, native, ours
+
+ENGINES = ["fused", "separable"]
+
+CASES = [
+    # (shape, channels_last, kwargs)
+    ((1, 1, 6000), False, dict(mode="linear", size=(9001,))),
+    ((1, 2, 6000), False, dict(mode="linear", size=(2500,), align_corners=True)),
+    ((2, 3, 41, 700), False, dict(mode="bilinear", size=(23, 1531))),
+    ((1, 2, 37, 53), False, dict(mode="bicubic", size=(70, 33))),
+    ((2, 67, 13, 17), True, dict(mode="bilinear", size=(29, 31))),
+    ((2, 3, 40, 44), True, dict(mode="bicubic", size=(17, 90), antialias=True)),
+    ((1, 5, 64, 80), False, dict(mode="bilinear", size=(17, 23), antialias=True)),
+    ((2, 9, 33, 35), True, dict(mode="nearest", size=(67, 18))),
+    ((2, 4, 30, 31), False, dict(mode="nearest-exact", size=(11, 64))),
+    ((2, 8, 30, 31), False, dict(mode="area", size=(7, 9))),
+    ((1, 3, 9, 10, 11), False, dict(mode="trilinear", size=(17, 5, 23))),
+    ((1, 19, 9, 10, 11), True, dict(mode="trilinear", size=(4, 21, 12), align_corners=True)),
+    ((1, 2, 9, 10, 11), False, dict(mode="nearest", size=(18, 20, 5))),
+]
+
+
+def _id(c):
+    shape, cl, kw = c
+    return f"{kw['mode']}-{'x'.join(map(str, shape))}{'-cl' if cl else ''}-{kw.get('size')}"
+
+
+def _make(shape, cl, dtype, requires_grad=False):
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(0), dtype=torch.float64).to(dtype)
+    if cl:
+        x = x.contiguous(memory_format=torch.channels_last if len(shape) == 4 else torch.channels_last_3d)
+    return x.requires_grad_(requires_grad)
+
+
+def _run(engine, x, kw, g, monkeypatch):
+    monkeypatch.setenv("RESIZE_AD_ENGINE", engine)
+    x = x.detach().requires_grad_(True)
+    y = ours(x, **kw)
+    if g is None:
+        return y, None
+    (gx,) = torch.autograd.grad(y, x, g)
+    return y, gx
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
+def test_engines_float64_vs_native(case, monkeypatch):
+    """float64 (the tables in double, as native's) against native, forward and backward."""
+    shape, cl, kw = case
+    x = _make(shape, cl, torch.float64, requires_grad=True)
+    ref = native(x, **kw)
+    g = torch.randn(ref.shape, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    (gr,) = torch.autograd.grad(ref, x, g)
+    for engine in ENGINES:
+        y, gx = _run(engine, x, kw, g, monkeypatch)
+        assert_close(y, ref)
+        assert y.is_contiguous(memory_format=torch.channels_last) == ref.is_contiguous(memory_format=torch.channels_last)
+        assert_close(gx, gr, atol=TOL[torch.float64]["atol"] * 4)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("case", CASES, ids=_id)
+def test_engines_agree_low_precision(case, dtype, monkeypatch):
+    """float32 / bfloat16: the engines agree with each other (parity with native at these sizes
+    is the tables' business: tests/test_parity.py)."""
+    shape, cl, kw = case
+    x = _make(shape, cl, dtype)
+    y0 = ours(x, **kw)
+    g = torch.randn(y0.shape, generator=torch.Generator().manual_seed(1), dtype=torch.float64).to(dtype)
+    (y1, g1), (y2, g2) = (_run(e, x, kw, g, monkeypatch) for e in ENGINES)
+    assert_close(y1, y2, dtype)
+    assert_close(g1, g2, dtype)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_engines_agree(engine, monkeypatch):
+    """The two engines apply the same tables: equal up to float32 rounding."""
+    x = _make((2, 6, 45, 300), False, torch.float32)
+    for kw in (dict(mode="bilinear", size=(91, 150)), dict(mode="bicubic", size=(20, 601)),
+               dict(mode="bilinear", size=(15, 99), antialias=True)):
+        monkeypatch.setenv("RESIZE_AD_ENGINE", engine)
+        y = ours(x, **kw)
+        monkeypatch.setenv("RESIZE_AD_ENGINE", "fused" if engine == "separable" else "separable")
+        torch.testing.assert_close(y, ours(x, **kw), atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("mode,size", [("nearest", (3, 5)), ("area", (3, 5)), ("bilinear", (5, 30)),
+                                       ("nearest-exact", (4, 40))])
+def test_nonfinite_stay_local(mode, size, engine, monkeypatch):
+    """An inf / NaN reaches exactly the outputs whose window holds it (no 0 * inf from padding),
+    forward and backward (grad of unread inputs is 0, as native's)."""
+    monkeypatch.setenv("RESIZE_AD_ENGINE", engine)
+    x = torch.rand(1, 2, 8, 20, dtype=torch.float64)
+    x[0, 0, 3, 7] = float("inf")
+    x[0, 1, 5, 2] = float("nan")
+    y, ref = ours(x, size=size, mode=mode), native(x, size=size, mode=mode)
+    assert torch.equal(y.isnan(), ref.isnan()) and torch.equal(y.isinf(), ref.isinf())
+    fin = ref.isfinite()
+    torch.testing.assert_close(y[fin], ref[fin])
+
+    xg = torch.rand(1, 2, 8, 20, dtype=torch.float64, requires_grad=True)
+    g = torch.rand(native(xg, size=size, mode=mode).shape, dtype=torch.float64)
+    g[0, 0, 1, 1] = float("inf")
+    (gx,) = torch.autograd.grad(ours(xg, size=size, mode=mode), xg, g)
+    (gr,) = torch.autograd.grad(native(xg, size=size, mode=mode), xg, g)
+    assert torch.equal(gx.isinf(), gr.isinf()) and torch.equal(gx.isnan(), gr.isnan())
+    fin = gr.isfinite()
+    torch.testing.assert_close(gx[fin], gr[fin])
+
+
+def test_threads_agree():
+    """Lines split in segments across threads give the same result as one thread."""
+    x = _make((1, 1, 3, 20000), False, torch.float32)
+    n = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        a = ours(x, size=(5, 33333), mode="bilinear")
+        torch.set_num_threads(max(2, n))
+        b = ours(x, size=(5, 33333), mode="bilinear")
+    finally:
+        torch.set_num_threads(n)
+    assert torch.equal(a, b)
+
+
+def test_large_output():
+    """Outputs of 32 MiB and more come from resize_ad's own mappings (huge pages where
+    available): ordinary, resizable CPU tensors."""
+    x = torch.rand(1, 2, 1024, 1100)
+    y = ours(x, scale_factor=2, mode="nearest")
+    assert y.numel() * y.element_size() >= 32 << 20
+    assert torch.equal(y, native(x, scale_factor=2, mode="nearest"))
+    g = torch.ones_like(y)
+    gx = torch.autograd.grad(ours(x.requires_grad_(), scale_factor=2, mode="nearest"), x, g)[0]
+    assert torch.equal(gx, torch.full_like(x, 4.0))
+    z = y.clone()
+    y.resize_(2, 2, 2048, 2200)  # grows the storage through the same allocator
+    assert torch.equal(y[0], z[0])
+    assert y.numpy().shape == (2, 2, 2048, 2200)
+    del y, z
