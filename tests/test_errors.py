@@ -337,9 +337,9 @@ def test_deviations(name, make, kw, our_type):
 
 
 @pytest.mark.parametrize("name,make,kw", PENDING_UINT8, ids=[c[0] for c in PENDING_UINT8])
-def test_uint8_pending(name, make, kw):
-    F.interpolate(make(), **kw)  # native accepts
-    pytest.skip("uint8 support is being added in another branch")
+def test_uint8_accepted(name, make, kw):
+    x = make()
+    assert torch.equal(resize_ad.interpolate(x, **kw), F.interpolate(x, **kw))  # native accepts too
 
 
 def test_not_a_tensor():
