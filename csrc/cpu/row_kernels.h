@@ -37,13 +37,27 @@ void blend(const S* src, const int64_t* off, const acc_t* w, int64_t T, D* out, 
     }
     return;
   }
-  if (T == 2) {
+  if (T >= 2 && T <= 4) {  // one sweep, the taps in registers (same order as below)
     const S* __restrict a = src + off[0];
     const S* __restrict b = src + off[1];
+    const S* __restrict c = src + off[T > 2 ? 2 : 1];
+    const S* __restrict e = src + off[T > 3 ? 3 : 1];
     D* __restrict d = out;
-    const acc_t w0 = w[0], w1 = w[1];
-    for (int64_t j = 0; j < n; ++j)
-      d[j] = static_cast<D>(madd(w1, static_cast<acc_t>(b[j]), w0 * static_cast<acc_t>(a[j])));
+    const acc_t w0 = w[0], w1 = w[1], w2 = T > 2 ? w[2] : acc_t(0), w3 = T > 3 ? w[3] : acc_t(0);
+    if (T == 2) {
+      for (int64_t j = 0; j < n; ++j)
+        d[j] = static_cast<D>(madd(w1, static_cast<acc_t>(b[j]), w0 * static_cast<acc_t>(a[j])));
+    } else if (T == 3) {
+      for (int64_t j = 0; j < n; ++j)
+        d[j] = static_cast<D>(madd(w2, static_cast<acc_t>(c[j]),
+                                   madd(w1, static_cast<acc_t>(b[j]), w0 * static_cast<acc_t>(a[j]))));
+    } else {
+      for (int64_t j = 0; j < n; ++j)
+        d[j] = static_cast<D>(madd(
+            w3, static_cast<acc_t>(e[j]),
+            madd(w2, static_cast<acc_t>(c[j]),
+                 madd(w1, static_cast<acc_t>(b[j]), w0 * static_cast<acc_t>(a[j])))));
+    }
     return;
   }
   acc_t acc[B];
@@ -189,6 +203,19 @@ void inner_line(const R* row, const Line<acc_t>& L, int64_t inner, int64_t o0, i
       const acc_t w0 = wo[0], w1 = wo[1];
       for (int64_t c = 0; c < inner; ++c)
         d[c] = static_cast<D>(madd(w1, static_cast<acc_t>(b[c]), w0 * static_cast<acc_t>(a[c])));
+      continue;
+    }
+    if (n == 4) {  // e.g. the transposed table of a x2 linear upsampling
+      const R* __restrict a = s;
+      const R* __restrict b = s + inner;
+      const R* __restrict e = s + 2 * inner;
+      const R* __restrict f = s + 3 * inner;
+      const acc_t w0 = wo[0], w1 = wo[1], w2 = wo[2], w3 = wo[3];
+      for (int64_t c = 0; c < inner; ++c)
+        d[c] = static_cast<D>(madd(
+            w3, static_cast<acc_t>(f[c]),
+            madd(w2, static_cast<acc_t>(e[c]),
+                 madd(w1, static_cast<acc_t>(b[c]), w0 * static_cast<acc_t>(a[c])))));
       continue;
     }
     for (int64_t c0 = 0; c0 < inner; c0 += B) {
