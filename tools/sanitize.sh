@@ -38,8 +38,11 @@ fi
 LIBASAN="$(gcc -print-file-name=libasan.so)"
 LIBUBSAN="$(gcc -print-file-name=libubsan.so)"
 export LD_PRELOAD="$LIBASAN:$LIBUBSAN"
-export ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:abort_on_error=1:detect_stack_use_after_return=1:check_initialization_order=1:allocator_may_return_null=1"
-export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+# Reports also go to files: pytest captures fd 2 during a test, and a report written there is
+# lost when the sanitizer ends the process.
+rm -f "$DIR"/asan.* "$DIR"/ubsan.*
+export ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:abort_on_error=1:detect_stack_use_after_return=1:check_initialization_order=1:allocator_may_return_null=1:log_path=$DIR/asan"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$DIR/ubsan"
 export PYTHONPATH="$DIR"
 cd "$DIR"
 python -c "import resize_ad, sys; f = resize_ad._C.__file__; print('using', f); sys.exit(0 if f.startswith('$DIR') else 1)"
@@ -50,10 +53,11 @@ RC=$?
 set -e
 unset LD_PRELOAD
 
-REPORTS=$(grep -cE "ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer|SUMMARY: (Address|UndefinedBehavior)Sanitizer" "$LOG" || true)
+REPORTS=$(cat "$LOG" "$DIR"/asan.* "$DIR"/ubsan.* 2>/dev/null |
+  grep -cE "ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer" || true)
 echo "== summary"
 tail -3 "$LOG"
 echo "sanitizer reports: $REPORTS (log: $LOG)"
-grep -E -A20 "ERROR: AddressSanitizer|runtime error:" "$LOG" | head -60 || true
+cat "$LOG" "$DIR"/asan.* "$DIR"/ubsan.* 2>/dev/null | grep -E -A20 "ERROR: AddressSanitizer|runtime error:" | head -60 || true
 if [ "$REPORTS" != "0" ]; then exit 1; fi
 exit $RC

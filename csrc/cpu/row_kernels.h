@@ -249,8 +249,11 @@ void run_plan(const Plan<acc_t>& P, const src_t* src, dst_t* dst) {
   parallel_chunks(items, P.grain, [&](int64_t begin, int64_t end) {
     // Per-thread scratch: the blended line, the staged outputs of the vector gather, and the
     // taps of the leading axes.
-    const size_t tmp_bytes = (in_row + 8) * sizeof(acc_t);
-    const size_t obuf_bytes = (P.seg_len + 8) * sizeof(float);
+    // Each region starts on a 64-byte boundary (the int64 taps after the float buffer would
+    // otherwise be misaligned when seg_len is odd: UBSan reports it).
+    auto align64 = [](size_t n) { return (n + 63) / 64 * 64; };
+    const size_t tmp_bytes = align64((in_row + 8) * sizeof(acc_t));
+    const size_t obuf_bytes = align64((P.seg_len + 8) * sizeof(float));
     const size_t taps_bytes = P.max_taps * (sizeof(int64_t) + sizeof(acc_t));
     unsigned char* base = scratch(tmp_bytes + obuf_bytes + taps_bytes + 64);
     acc_t* tmp = reinterpret_cast<acc_t*>(base);
