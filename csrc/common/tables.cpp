@@ -407,9 +407,9 @@ void check_table_memory(const Options& opt, c10::IntArrayRef in_spatial,
               "(the tables of an axis are ~(16 + 8 * taps) bytes per sample).");
 }
 
-std::vector<AxisTable> build_tables(const Options& opt, c10::IntArrayRef in_spatial,
-                                    c10::IntArrayRef out_spatial,
-                                    std::optional<c10::ArrayRef<double>> scales, bool transposed) {
+// One size per spatial axis on both sides, and one finite scale per axis when scales are given.
+static void check_table_args(c10::IntArrayRef in_spatial, c10::IntArrayRef out_spatial,
+                             std::optional<c10::ArrayRef<double>> scales) {
   TORCH_CHECK(in_spatial.size() == out_spatial.size(), "resize_ad: got ", in_spatial.size(),
               " input spatial sizes but ", out_spatial.size(), " output sizes");
   if (scales.has_value()) {
@@ -420,6 +420,12 @@ std::vector<AxisTable> build_tables(const Options& opt, c10::IntArrayRef in_spat
                   "'absent'), got ", *scales);
     }
   }
+}
+
+std::vector<AxisTable> build_tables(const Options& opt, c10::IntArrayRef in_spatial,
+                                    c10::IntArrayRef out_spatial,
+                                    std::optional<c10::ArrayRef<double>> scales, bool transposed) {
+  check_table_args(in_spatial, out_spatial, scales);
   std::vector<AxisTable> tables;
   for (size_t d = 0; d < in_spatial.size(); ++d) {
     double s = scales.has_value() ? (*scales)[d] : 0.0;
@@ -500,18 +506,7 @@ class TableCache {
 std::vector<std::shared_ptr<const AxisTable>> cached_tables(
     const Options& opt, c10::IntArrayRef in_spatial, c10::IntArrayRef out_spatial,
     std::optional<c10::ArrayRef<double>> scales, bool transposed) {
-  TORCH_CHECK(in_spatial.size() == out_spatial.size(), "resize_ad: got ", in_spatial.size(),
-              " input spatial sizes but ", out_spatial.size(), " output sizes");
-  if (scales.has_value()) {
-    TORCH_CHECK(scales->size() == in_spatial.size(), "resize_ad: expected ", in_spatial.size(),
-                " scales (one per spatial dimension), got ", scales->size());
-  }
-  if (scales.has_value()) {
-    for (double s : *scales) {
-      TORCH_CHECK(std::isfinite(s), "resize_ad: scales must be finite (non-positive entries mean "
-                  "'absent'), got ", *scales);
-    }
-  }
+  check_table_args(in_spatial, out_spatial, scales);
   static TableCache* cache = new TableCache();  // leaked: usable during static destruction
   std::vector<std::shared_ptr<const AxisTable>> tables;
   tables.reserve(in_spatial.size());
