@@ -1,5 +1,6 @@
-// Op schemas, module init and a lean Python entry point. The kernels live in cpu/ and cuda/;
-// nothing here computes.
+// Op schemas, module init, a lean Python entry point, and the Python view of the capability
+// table and of the executor test seam. The kernels live in cpu/ and cuda/; nothing here
+// computes.
 #include <Python.h>
 #include <ATen/core/LegacyTypeDispatch.h>
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -10,6 +11,9 @@
 #include <optional>
 #include <string_view>
 #include <vector>
+
+#include "common/capabilities.h"
+#include "common/plan.h"
 
 namespace {
 
@@ -84,9 +88,92 @@ PyObject* call_op(PyObject* /*self*/, PyObject* const* args, Py_ssize_t nargs) {
   END_HANDLE_TH_ERRORS
 }
 
+PyObject* spatial_ranks(uint8_t mask) {
+  PyObject* list = PyList_New(0);
+  if (list == nullptr) return nullptr;
+  for (long r = 1; r <= 3; ++r) {
+    if (!((mask >> (r - 1)) & 1)) continue;
+    PyObject* v = PyLong_FromLong(r);
+    if (v == nullptr || PyList_Append(list, v) != 0) return nullptr;
+    Py_DECREF(v);
+  }
+  PyObject* t = PyList_AsTuple(list);
+  Py_DECREF(list);
+  return t;
+}
+
+// _capabilities(): the capability table, a tuple of dicts (name, family, radius, native, ranks,
+// align_corners, antialias_ranks, uint8_ranks, contiguous_out_ranks); ranks are spatial ranks
+// (1, 2, 3); radius is the filter's half support before stretching (0 for nearest and area).
+PyObject* capabilities(PyObject* /*self*/, PyObject* /*unused*/) {
+  HANDLE_TH_ERRORS
+  static const char* align_names[] = {"absent", "grid", "refused"};
+  const auto modes = resize_ad::all_modes();
+  PyObject* out = PyTuple_New(static_cast<Py_ssize_t>(modes.size()));
+  for (size_t i = 0; i < modes.size(); ++i) {
+    const resize_ad::ModeCaps& c = modes[i];
+    PyObject* d = Py_BuildValue(
+        "{s:s,s:s,s:d,s:O,s:N,s:s,s:N,s:N,s:N}", "name", c.name, "family",
+        resize_ad::family_name(c.mode), "radius", resize_ad::filter_radius(c.mode), "native",
+        c.native ? Py_True : Py_False,
+        "ranks", spatial_ranks(c.ranks), "align_corners", align_names[static_cast<int>(c.align)],
+        "antialias_ranks", spatial_ranks(c.antialias_ranks), "uint8_ranks",
+        spatial_ranks(c.uint8_ranks), "contiguous_out_ranks", spatial_ranks(c.contiguous_out));
+    if (d == nullptr) return nullptr;
+    PyTuple_SET_ITEM(out, static_cast<Py_ssize_t>(i), d);
+  }
+  return out;
+  END_HANDLE_TH_ERRORS
+}
+
+// _check(kind, mode, spatial_rank, value): the op's own checks, for resize_ad.interpolate to
+// raise them at native's point in its argument checks with the op's messages. kind 0:
+// align_corners (value: set), 1: antialias (value: bool), 2: rank, 3: dtype (value: a tensor).
+PyObject* check(PyObject* /*self*/, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  TORCH_CHECK(nargs == 4 && PyLong_Check(args[0]) && PyUnicode_Check(args[1]) && PyLong_Check(args[2]),
+              "resize_ad._C._check(kind, mode, spatial_rank, value)");
+  const long kind = PyLong_AsLong(args[0]);
+  const char* mode = PyUnicode_AsUTF8(args[1]);
+  if (mode == nullptr) return nullptr;
+  const int64_t rank = PyLong_AsLongLong(args[2]);
+  if (kind == 1) {
+    resize_ad::check_antialias(mode, rank, PyObject_IsTrue(args[3]) == 1);
+    Py_RETURN_NONE;
+  }
+  const resize_ad::ModeCaps& caps = resize_ad::mode_caps(mode);
+  switch (kind) {
+    case 0: resize_ad::check_align_corners(caps, PyObject_IsTrue(args[3]) == 1); break;
+    case 2: resize_ad::check_rank(caps, rank); break;
+    case 3:
+      TORCH_CHECK(THPVariable_Check(args[3]), "resize_ad._C._check: dtype check needs a tensor");
+      resize_ad::check_dtype(caps, rank, THPVariable_Unpack(args[3]).scalar_type(), true);
+      break;
+    default: TORCH_CHECK(false, "resize_ad._C._check: unknown kind ", kind);
+  }
+  Py_RETURN_NONE;
+  END_HANDLE_TH_ERRORS
+}
+
+// _set_executor(i): the executor test seam (0 auto, 1 separable passes, 2 line sweep,
+// 3 product gather); resize_ad._testing.executor() is its Python face.
+PyObject* set_executor(PyObject* /*self*/, PyObject* arg) {
+  HANDLE_TH_ERRORS
+  const long e = PyLong_AsLong(arg);
+  if (e == -1 && PyErr_Occurred()) return nullptr;
+  TORCH_CHECK(e >= 0 && e <= 3, "resize_ad._C._set_executor: 0..3, got ", e);
+  resize_ad::set_forced_executor(static_cast<resize_ad::Executor>(e));
+  Py_RETURN_NONE;
+  END_HANDLE_TH_ERRORS
+}
+
 PyMethodDef methods[] = {
     {"_call", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(call_op)), METH_FASTCALL,
      "resize / resize_backward below autograd (internal fast path of resize_ad.interpolate)"},
+    {"_capabilities", capabilities, METH_NOARGS, "the capability table (tuple of dicts)"},
+    {"_check", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(check)), METH_FASTCALL,
+     "one of the op's argument checks"},
+    {"_set_executor", set_executor, METH_O, "force an executor (test seam)"},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace
@@ -106,9 +193,4 @@ TORCH_LIBRARY(resize_ad, m) {
   m.def(
       "resize_backward(Tensor grad_output, SymInt[] input_size, str mode, bool align_corners, "
       "float[]? scales, bool antialias) -> Tensor");
-  // The fused gather (common/fused.h) on the CPU, for tests: forward, or with backward=True
-  // the transposed tables applied to a grad_output (size is then the full input size).
-  m.def(
-      "_fused_reference(Tensor x, SymInt[] size, str mode, bool align_corners, float[]? scales, "
-      "bool antialias, bool backward) -> Tensor");
 }

@@ -29,7 +29,8 @@ def _load_library():
 _load_library()
 
 from . import autograd as _autograd  # noqa: E402,F401  (autograd, fake and vmap registrations)
-from .functional import FILTER_MODES, MODES, interpolate  # noqa: E402
+from .capabilities import FILTER_MODES, MODES  # noqa: E402
+from .functional import interpolate  # noqa: E402
 from .modules import Upsample  # noqa: E402
 from .patch import is_patched, patch, unpatch  # noqa: E402
 

@@ -15,16 +15,25 @@ from typing import List, Optional, Sequence
 
 import torch
 from torch import Tensor
+# torch has no public Python form of Tensor::suggest_memory_format, the rule the kernels use.
 from torch._prims_common import suggest_memory_format
 
 from ._C import _call as _c_call
+from .capabilities import MODE_CAPS
 
 __all__: List[str] = []
 
 _ops = torch.ops.resize_ad
+# Private torch APIs, each because no public one answers the question cheaply enough for a
+# per-call check (public equivalents cost microseconds of Python per call):
+# - is a tensor a functorch (vmap / grad) wrapper: torch.func has no public predicate;
 _is_functorch_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
+# - is a torch function mode active: torch.overrides only exposes the mode stack, not a cheap test;
 _tf_mode_enabled = torch._C._is_torch_function_mode_enabled
+# - is a functorch transform active (setup_context Functions are needed then);
 _peek_interpreter = torch._C._functorch.peek_interpreter_stack
+# - is a forward-AD level open: torch.autograd.forward_ad has no public query
+#   (forward_ad._current_level, read below).
 
 
 def _call(backward: bool, x: Tensor, sizes, mode, align_corners, scales, antialias) -> Tensor:
@@ -173,7 +182,7 @@ def _resize_fake(x, output_size, mode, align_corners, scales, antialias):
     torch._check(x.dim() >= 3 and x.dim() <= 5, lambda: "resize_ad: expected 3-D, 4-D or 5-D input")
     torch._check(len(output_size) == x.dim() - 2, lambda: "resize_ad: one output size per spatial dim")
     shape = list(x.shape[:2]) + list(output_size)
-    if mode == "area" and x.dim() == 5:  # as native adaptive_avg_pool3d (engine.cpp)
+    if MODE_CAPS[mode].output_contiguous(x.dim() - 2):
         return x.new_empty(shape)
     return x.new_empty(shape).contiguous(memory_format=suggest_memory_format(x))
 

@@ -9,20 +9,13 @@ import torch
 from torch import Tensor
 
 from .autograd import _resize
+from .capabilities import (FILTER_MODES, MODE_CAPS, MODES, NATIVE_MODES, check_align_corners,
+                           check_antialias, check_dtype, check_rank)
 
 __all__ = ["interpolate", "MODES", "FILTER_MODES"]
 
-# Modes with native torch's rules (rank, align_corners, antialias).
-_NATIVE_MODES = ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area")
-# Modes resize_ad adds: any of 1-D, 2-D and 3-D spatial input.
-FILTER_MODES = ("cubic", "box", "hamming", "lanczos", "lanczos3", "lanczos5", "mitchell", "gaussian")
-MODES = _NATIVE_MODES + FILTER_MODES
-
-_LINEAR_RANK = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}
-# Modes whose filter has a fixed grid relation, so align_corners means something.
-_ALIGN_MODES = ("linear", "bilinear", "bicubic", "trilinear", "cubic")
-_ANTIALIAS_MODES = ("linear", "bilinear", "trilinear", "bicubic") + FILTER_MODES
-
+# The mode lists, from the capability table (capabilities.py); kept here under their old names.
+_NATIVE_MODES = NATIVE_MODES
 
 _INT64_MAX = 2**63 - 1
 
@@ -84,29 +77,6 @@ def _check_scale_types(scale_factors, whole) -> None:
             )
 
 
-# uint8 as native torch has it (forward only): nearest / nearest-exact in any rank, bilinear,
-# bicubic and lanczos on 4-D input.
-_UINT8_4D_MODES = ("bilinear", "bicubic", "lanczos", "lanczos3")
-
-
-def _check_dtype(input: Tensor, mode: str) -> None:
-    dt = input.dtype
-    if dt.is_floating_point:
-        return
-    if dt == torch.uint8:
-        if mode in ("nearest", "nearest-exact") or (mode in _UINT8_4D_MODES and input.dim() == 4):
-            return
-        raise NotImplementedError(
-            f"resize_ad: mode '{mode}' does not support uint8 input with {input.dim()}-D input "
-            "(uint8 is supported by nearest and nearest-exact, and by 4-D bilinear, bicubic and "
-            "lanczos, as in native torch); convert with .float()"
-        )
-    raise NotImplementedError(
-        f"resize_ad: interpolation is not implemented for dtype {dt}; use a floating point tensor "
-        "(float64, float32, float16, bfloat16), or uint8 for nearest and 2-D bilinear/bicubic/lanczos"
-    )
-
-
 def interpolate(
     input: Tensor,
     size: Optional[Union[int, Sequence[int]]] = None,
@@ -164,29 +134,38 @@ def interpolate(
     """
     # The checks run in native F.interpolate's order, so that a call with several problems fails
     # with the same exception type as native; the checks native leaves to its C++ argument
-    # parser and kernels come last, in their order (see _checks_at_dispatch).
-    if mode in ("nearest", "area", "nearest-exact"):
-        if align_corners is not None:
-            raise ValueError(
-                "align_corners option can only be set with the interpolating modes: "
-                "linear | bilinear | bicubic | trilinear | cubic; leave it None for mode "
-                f"'{mode}'"
-            )
-    elif isinstance(mode, str) and mode in FILTER_MODES and mode != "cubic":
-        if align_corners is True:
-            raise ValueError(
-                f"resize_ad: mode '{mode}' does not support align_corners=True (its filter is "
-                "centred on pixel centres); pass align_corners=None or False"
-            )
-        if align_corners is None:
-            align_corners = False
-    elif align_corners is None:
-        align_corners = False
-
+    # parser and kernels come last, in their order (see _checks_at_dispatch). The rules about
+    # modes are the capability table's (capabilities.py), raised with the op's own messages.
+    caps = MODE_CAPS.get(mode) if isinstance(mode, str) else None
+    align_corners = _align_corners(caps, align_corners)
     if not isinstance(input, Tensor):
         raise NotATensorError(
             f"resize_ad.interpolate: input must be a torch.Tensor, got {type(input).__name__}"
         )
+    output_size, scale_factors = _size_or_scales(input, size, scale_factor, mode, recompute_scale_factor)
+    _check_mode(input, mode, caps, antialias)
+    output_size, scale_factors, early = _checks_at_dispatch(
+        input, output_size, scale_factors, scale_factor, caps, align_corners)
+    if early is not None:
+        return early
+    if mode == "nearest" and scale_factors is not None:
+        scale_factors = _nearest_scales(input, output_size, scale_factors)
+    return _resize(input, list(output_size), mode, bool(align_corners), scale_factors, bool(antialias))
+
+
+def _align_corners(caps, align_corners):
+    """align_corners as the op takes it (None -> False), or native's ValueError."""
+    if caps is not None and caps.align_corners == "absent":
+        check_align_corners(caps.name, align_corners is not None)
+        return align_corners
+    if caps is not None and caps.align_corners == "refused":
+        check_align_corners(caps.name, align_corners is True)
+    return False if align_corners is None else align_corners
+
+
+def _size_or_scales(input, size, scale_factor, mode, recompute_scale_factor):
+    """(output_size, scale_factors) as F.interpolate derives them (one of them None), with its
+    errors."""
     dim = input.dim() - 2
     if size is not None and scale_factor is not None:
         raise ValueError(
@@ -249,40 +228,19 @@ def interpolate(
                     f"of spatial size {list(input.shape[2:])} ({e}); pass a finite scale_factor"
                 ) from e
         scale_factors = None
+    return output_size, scale_factors
 
-    if antialias and not (
-        (isinstance(mode, str) and mode in FILTER_MODES)
-        or (mode in _ANTIALIAS_MODES and input.dim() == _LINEAR_RANK[mode])
-    ):
-        raise ValueError(
-            "Anti-alias option is restricted to linear (3-D), bilinear (4-D), trilinear (5-D), "
-            "bicubic (4-D) and the filter modes "
-            f"({', '.join(FILTER_MODES)}); got mode '{mode}' with a {input.dim()}-D input. "
-            "Pass antialias=False, or use mode 'cubic' (any rank) instead of 'bicubic'"
-        )
 
-    if input.dim() in (3, 4, 5) and isinstance(mode, str) and mode in _LINEAR_RANK and input.dim() != _LINEAR_RANK[mode]:
-        need = _LINEAR_RANK[mode]
-        if mode != "bicubic":
-            raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {need}D input")
-        raise NotImplementedError(
-            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
-            f"modes: {' | '.join(MODES)} (got {mode}); bicubic needs 4D input, use mode='cubic' "
-            "for bicubic interpolation in any rank"
-        )
-    if input.dim() not in (3, 4, 5) or not isinstance(mode, str) or mode not in MODES:
+def _check_mode(input, mode, caps, antialias) -> None:
+    """Antialias, then rank, then the mode itself, in native's order."""
+    check_antialias(mode if isinstance(mode, str) else repr(mode), input.dim() - 2, bool(antialias))
+    if input.dim() in (3, 4, 5) and caps is not None:
+        check_rank(caps.name, input.dim() - 2)
+    if input.dim() not in (3, 4, 5) or caps is None:
         raise NotImplementedError(
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
             f"modes: {' | '.join(MODES)} (got {mode!r})"
         )
-
-    output_size, scale_factors, early = _checks_at_dispatch(
-        input, output_size, scale_factors, scale_factor, mode, align_corners)
-    if early is not None:
-        return early
-    if mode == "nearest" and scale_factors is not None:
-        scale_factors = _nearest_scales(input, output_size, scale_factors)
-    return _resize(input, list(output_size), mode, bool(align_corners), scale_factors, bool(antialias))
 
 
 def _nearest_scales(input: Tensor, output_size, scale_factors):
@@ -309,13 +267,14 @@ def _nearest_scales(input: Tensor, output_size, scale_factors):
             for s, i, o in zip(scale_factors, input.shape[2:], output_size)]
 
 
-def _checks_at_dispatch(input, output_size, scale_factors, scale_factor, mode, align_corners):
+def _checks_at_dispatch(input, output_size, scale_factors, scale_factor, caps, align_corners):
     """What native leaves to its argument parser (TypeError) and to the upsample / adaptive
     pooling kernels (RuntimeError for sizes, NotImplementedError for dtypes), in that order.
 
     Returns (output_size, scale_factors, early): early, when not None, is the result (an empty
     area output of a dtype that area cannot compute, which native returns without computing)."""
-    if mode not in ("nearest", "area", "nearest-exact") and not isinstance(align_corners, bool):
+    mode = caps.name
+    if caps.align_corners != "absent" and not isinstance(align_corners, bool):
         raise TypeError(
             f"align_corners must be a bool or None, got {type(align_corners).__name__} "
             f"({align_corners!r})"
@@ -363,7 +322,7 @@ def _checks_at_dispatch(input, output_size, scale_factors, scale_factor, mode, a
         out_shape = list(input.shape[:2]) + list(output_size)
         if _definitely(input.shape[0] * input.shape[1] == 0) or any(_definitely(s == 0) for s in output_size):
             return output_size, scale_factors, input.new_empty(out_shape)
-    _check_dtype(input, mode)
+    check_dtype(mode, input)
     return output_size, scale_factors, None
 
 

@@ -12,21 +12,19 @@ from typing import Iterator, Optional
 
 import torch
 
-NATIVE_MODE_RANKS = {
-    "nearest": (3, 4, 5),
-    "nearest-exact": (3, 4, 5),
-    "linear": (3,),
-    "bilinear": (4,),
-    "bicubic": (4,),
-    "trilinear": (5,),
-    "area": (3, 4, 5),
-}
-# resize_ad's filter modes: 3-D, 4-D and 5-D input, antialias on or off. "lanczos3" is an alias
-# of "lanczos" (tested as such, not walked twice).
-FILTER_MODE_RANKS = {m: (3, 4, 5) for m in ("cubic", "box", "hamming", "lanczos", "lanczos5", "mitchell", "gaussian")}
+from resize_ad.capabilities import MODE_CAPS
+
+# Input ranks (dims) per mode, from the capability table.
+NATIVE_MODE_RANKS = {m: tuple(r + 2 for r in c.ranks) for m, c in MODE_CAPS.items() if c.native}
+# resize_ad's filter modes: 3-D, 4-D and 5-D input, antialias on or off. An alias (same
+# capabilities under another name, e.g. "lanczos3" for "lanczos") is tested as such elsewhere,
+# not walked twice.
+FILTER_MODE_RANKS = {}
+for _m, _c in MODE_CAPS.items():
+    if not _c.native and all(_c.family != MODE_CAPS[o].family for o in FILTER_MODE_RANKS):
+        FILTER_MODE_RANKS[_m] = tuple(r + 2 for r in _c.ranks)
 # Modes without align_corners (None only). "cubic" takes it: its table is bicubic's.
-NO_ALIGN = ("nearest", "nearest-exact", "area", "box", "hamming", "lanczos", "lanczos3", "lanczos5", "mitchell",
-            "gaussian")
+NO_ALIGN = tuple(m for m, c in MODE_CAPS.items() if c.align_corners != "grid")
 # Antialias as native torch has it: 2-D bilinear / bicubic (and 2-D lanczos, antialias only, since
 # torch 2.13: see filter_samples).
 NATIVE_AA = {"bilinear": 4, "bicubic": 4}
@@ -158,13 +156,4 @@ def native_backward_not_adjoint(s: Sample, x=None) -> bool:
                 return True
     if s.kwargs.get("antialias"):
         return any(o == i and f != 1.0 for i, f, o in zip(s.in_spatial, sfs, outs))
-    return False
-    sf = s.kwargs["scale_factor"]
-    sfs = sf if isinstance(sf, tuple) else (sf,) * (s.rank - 2)
-    for i, f in zip(s.in_spatial, sfs):
-        o = int(i * f)
-        if s.mode == "nearest" and s.rank != 4 and o in (i, 2 * i) and 1.0 / f != i / o:
-            return True
-        if s.kwargs.get("antialias") and o == i and f != 1.0:
-            return True
     return False

@@ -1,12 +1,13 @@
-"""Both CPU engines (the fused sweep and the separable passes) on shapes the parity samples are
-too small for: long lines split in segments, many channels, ragged transposed tables, 3-D,
-half types, and inf / NaN that padding taps must not spread."""
+"""Every executor on shapes the parity samples are too small for: long lines split in segments,
+many channels, ragged transposed tables, 3-D, half types, and inf / NaN that padding taps must
+not spread."""
 import pytest
 import torch
 
+from resize_ad._testing import EXECUTORS, executor
 from helpers import TOL, assert_close, native, ours
 
-ENGINES = ["fused", "separable"]
+ENGINES = list(EXECUTORS)
 
 CASES = [
     # (shape, channels_last, kwargs)
@@ -38,18 +39,18 @@ def _make(shape, cl, dtype, requires_grad=False):
     return x.requires_grad_(requires_grad)
 
 
-def _run(engine, x, kw, g, monkeypatch):
-    monkeypatch.setenv("RESIZE_AD_ENGINE", engine)
+def _run(engine, x, kw, g):
     x = x.detach().requires_grad_(True)
-    y = ours(x, **kw)
-    if g is None:
-        return y, None
-    (gx,) = torch.autograd.grad(y, x, g)
+    with executor(engine):
+        y = ours(x, **kw)
+        if g is None:
+            return y, None
+        (gx,) = torch.autograd.grad(y, x, g)
     return y, gx
 
 
 @pytest.mark.parametrize("case", CASES, ids=_id)
-def test_engines_float64_vs_native(case, monkeypatch):
+def test_engines_float64_vs_native(case):
     """float64 (the tables in double, as native's) against native, forward and backward."""
     shape, cl, kw = case
     x = _make(shape, cl, torch.float64, requires_grad=True)
@@ -57,7 +58,7 @@ def test_engines_float64_vs_native(case, monkeypatch):
     g = torch.randn(ref.shape, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
     (gr,) = torch.autograd.grad(ref, x, g)
     for engine in ENGINES:
-        y, gx = _run(engine, x, kw, g, monkeypatch)
+        y, gx = _run(engine, x, kw, g)
         assert_close(y, ref)
         assert y.is_contiguous(memory_format=torch.channels_last) == ref.is_contiguous(memory_format=torch.channels_last)
         assert_close(gx, gr, atol=TOL[torch.float64]["atol"] * 4)
@@ -65,37 +66,43 @@ def test_engines_float64_vs_native(case, monkeypatch):
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
 @pytest.mark.parametrize("case", CASES, ids=_id)
-def test_engines_agree_low_precision(case, dtype, monkeypatch):
-    """float32 / bfloat16: the engines agree with each other (parity with native at these sizes
+def test_engines_agree_low_precision(case, dtype):
+    """float32 / bfloat16: the executors agree with each other (parity with native at these sizes
     is the tables' business: tests/test_parity.py)."""
     shape, cl, kw = case
     x = _make(shape, cl, dtype)
     y0 = ours(x, **kw)
     g = torch.randn(y0.shape, generator=torch.Generator().manual_seed(1), dtype=torch.float64).to(dtype)
-    (y1, g1), (y2, g2) = (_run(e, x, kw, g, monkeypatch) for e in ENGINES)
-    assert_close(y1, y2, dtype)
-    assert_close(g1, g2, dtype)
+    (y1, g1), *others = (_run(e, x, kw, g) for e in ENGINES)
+    for y2, g2 in others:
+        assert_close(y2, y1, dtype)
+        assert_close(g2, g1, dtype)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_engines_agree(engine, monkeypatch):
-    """The two engines apply the same tables: equal up to float32 rounding."""
+def test_engines_agree(engine):
+    """Every executor applies the same tables as the separable passes: equal up to float32
+    rounding."""
     x = _make((2, 6, 45, 300), False, torch.float32)
     for kw in (dict(mode="bilinear", size=(91, 150)), dict(mode="bicubic", size=(20, 601)),
                dict(mode="bilinear", size=(15, 99), antialias=True)):
-        monkeypatch.setenv("RESIZE_AD_ENGINE", engine)
-        y = ours(x, **kw)
-        monkeypatch.setenv("RESIZE_AD_ENGINE", "fused" if engine == "separable" else "separable")
-        torch.testing.assert_close(y, ours(x, **kw), atol=1e-5, rtol=1e-5)
+        with executor(engine):
+            y = ours(x, **kw)
+        with executor("separable"):
+            torch.testing.assert_close(y, ours(x, **kw), atol=1e-5, rtol=1e-5)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("mode,size", [("nearest", (3, 5)), ("area", (3, 5)), ("bilinear", (5, 30)),
                                        ("nearest-exact", (4, 40))])
-def test_nonfinite_stay_local(mode, size, engine, monkeypatch):
+def test_nonfinite_stay_local(mode, size, engine):
     """An inf / NaN reaches exactly the outputs whose window holds it (no 0 * inf from padding),
     forward and backward (grad of unread inputs is 0, as native's)."""
-    monkeypatch.setenv("RESIZE_AD_ENGINE", engine)
+    with executor(engine):
+        _nonfinite_stay_local(mode, size)
+
+
+def _nonfinite_stay_local(mode, size):
     x = torch.rand(1, 2, 8, 20, dtype=torch.float64)
     x[0, 0, 3, 7] = float("inf")
     x[0, 1, 5, 2] = float("nan")
@@ -128,18 +135,23 @@ def test_threads_agree():
     assert torch.equal(a, b)
 
 
-def test_large_output():
-    """Outputs of 32 MiB and more come from resize_ad's own mappings (huge pages where
-    available): ordinary, resizable CPU tensors."""
-    x = torch.rand(1, 2, 1024, 1100)
-    y = ours(x, scale_factor=2, mode="nearest")
-    assert y.numel() * y.element_size() >= 32 << 20
-    assert torch.equal(y, native(x, scale_factor=2, mode="nearest"))
-    g = torch.ones_like(y)
-    gx = torch.autograd.grad(ours(x.requires_grad_(), scale_factor=2, mode="nearest"), x, g)[0]
-    assert torch.equal(gx, torch.full_like(x, 4.0))
-    z = y.clone()
-    y.resize_(2, 2, 2048, 2200)  # grows the storage through the same allocator
-    assert torch.equal(y[0], z[0])
-    assert y.numpy().shape == (2, 2, 2048, 2200)
-    del y, z
+def test_threads_are_torchs(tmp_path):
+    """The kernels run on torch's intra-op pool: a process that resizes has no threads besides
+    torch's own (measured against the same work on native ops), and torch.set_num_threads is
+    respected."""
+    import subprocess
+    import sys
+    code = (
+        "import os, torch, resize_ad\n"
+        "torch.set_num_threads(4)\n"
+        "x = torch.randn(8, 16, 64, 64)\n"
+        "torch.nn.functional.interpolate(x, scale_factor=2, mode='bilinear')\n"
+        "n_native = len(os.listdir('/proc/self/task'))\n"
+        "for _ in range(3):\n"
+        "    resize_ad.interpolate(x, scale_factor=2, mode='bilinear')\n"
+        "    resize_ad.interpolate(x, size=(17, 300), mode='bicubic', antialias=True)\n"
+        "print(n_native, len(os.listdir('/proc/self/task')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    n_native, n_ours = map(int, out.stdout.split())
+    assert n_ours == n_native

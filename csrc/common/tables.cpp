@@ -1,5 +1,7 @@
 #include "tables.h"
 
+#include "lru_cache.h"
+
 #include <c10/util/Exception.h>
 
 #include <algorithm>
@@ -9,8 +11,6 @@
 #include <stdexcept>
 #include <atomic>
 #include <cstring>
-#include <list>
-#include <mutex>
 
 namespace resize_ad {
 namespace {
@@ -242,23 +242,6 @@ void trim_zeros(Row& r, int64_t in) {
 
 }  // namespace
 
-Mode parse_mode(const std::string& m) {
-  if (m == "nearest") return Mode::Nearest;
-  if (m == "nearest-exact") return Mode::NearestExact;
-  if (m == "linear" || m == "bilinear" || m == "trilinear") return Mode::Linear;
-  if (m == "bicubic" || m == "cubic") return Mode::Cubic;
-  if (m == "area") return Mode::Area;
-  if (m == "box") return Mode::Box;
-  if (m == "hamming") return Mode::Hamming;
-  if (m == "lanczos" || m == "lanczos3") return Mode::Lanczos3;
-  if (m == "lanczos5") return Mode::Lanczos5;
-  if (m == "mitchell") return Mode::Mitchell;
-  if (m == "gaussian") return Mode::Gaussian;
-  TORCH_CHECK(false, "resize_ad: unknown mode '", m,
-                    "'; use one of nearest, nearest-exact, linear, bilinear, trilinear, bicubic, "
-                    "cubic, area, box, hamming, lanczos, lanczos3, lanczos5, mitchell, gaussian");
-}
-
 AxisTable build_table(const Options& opt, int64_t in, int64_t out, double s) {
   TORCH_CHECK(in > 0 && out > 0, "resize_ad: input and output sizes should be greater than 0, got input ",
               in, " and output ", out);
@@ -422,30 +405,6 @@ static void check_table_args(c10::IntArrayRef in_spatial, c10::IntArrayRef out_s
   }
 }
 
-std::vector<AxisTable> build_tables(const Options& opt, c10::IntArrayRef in_spatial,
-                                    c10::IntArrayRef out_spatial,
-                                    std::optional<c10::ArrayRef<double>> scales, bool transposed) {
-  check_table_args(in_spatial, out_spatial, scales);
-  std::vector<AxisTable> tables;
-  for (size_t d = 0; d < in_spatial.size(); ++d) {
-    double s = scales.has_value() ? (*scales)[d] : 0.0;
-    // A table costs ~ (16 + 8 K) bytes per output row of its axis (K = taps per row). Running out
-    // of memory here is reported like an allocation failure of the output: a RuntimeError.
-    try {
-      AxisTable t = build_table(opt, in_spatial[d], out_spatial[d], s);
-      tables.push_back(transposed ? transpose(t) : std::move(t));
-    } catch (const std::bad_alloc&) {
-      TORCH_CHECK(false, "resize_ad: out of memory building the weight table of spatial axis ", d,
-                  " (", in_spatial[d], " -> ", out_spatial[d], " samples; about 16 + 8 * taps "
-                  "bytes per sample of the longer side). Resize along this axis in pieces.");
-    } catch (const std::length_error&) {
-      TORCH_CHECK(false, "resize_ad: the weight table of spatial axis ", d, " (", in_spatial[d],
-                  " -> ", out_spatial[d], " samples) is too large to allocate");
-    }
-  }
-  return tables;
-}
-
 namespace {
 
 struct TableKey {
@@ -467,39 +426,22 @@ size_t table_bytes(const AxisTable& t) {
          t.w.size() * sizeof(double);
 }
 
-class TableCache {
- public:
-  std::shared_ptr<const AxisTable> get(const TableKey& key, const Options& opt) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-        if (it->first == key) {
-          entries_.splice(entries_.begin(), entries_, it);  // most recently used first
-          return entries_.front().second;
-        }
-      }
-    }
+// The table of one axis. A table costs ~ (16 + 8 K) bytes per output row of its axis (K = taps
+// per row); running out of memory here is reported like an allocation failure of the output:
+// a RuntimeError.
+std::shared_ptr<const AxisTable> make_table(const Options& opt, const TableKey& key, size_t d) {
+  try {
     AxisTable t = build_table(opt, key.in, key.out, key.scale);
-    auto table = std::make_shared<const AxisTable>(key.transposed ? transpose(t) : std::move(t));
-    const size_t bytes = table_bytes(*table);
-    if (bytes > kMaxBytes / 4) return table;
-    std::lock_guard<std::mutex> lock(mu_);
-    entries_.emplace_front(key, table);
-    bytes_ += bytes;
-    while (entries_.size() > kMaxEntries || bytes_ > kMaxBytes) {
-      bytes_ -= table_bytes(*entries_.back().second);
-      entries_.pop_back();
-    }
-    return table;
+    return std::make_shared<const AxisTable>(key.transposed ? transpose(t) : std::move(t));
+  } catch (const std::bad_alloc&) {
+    TORCH_CHECK(false, "resize_ad: out of memory building the weight table of spatial axis ", d,
+                " (", key.in, " -> ", key.out, " samples; about 16 + 8 * taps "
+                "bytes per sample of the longer side). Resize along this axis in pieces.");
+  } catch (const std::length_error&) {
+    TORCH_CHECK(false, "resize_ad: the weight table of spatial axis ", d, " (", key.in,
+                " -> ", key.out, " samples) is too large to allocate");
   }
-
- private:
-  static constexpr size_t kMaxEntries = 64;
-  static constexpr size_t kMaxBytes = size_t{32} << 20;
-  std::mutex mu_;
-  std::list<std::pair<TableKey, std::shared_ptr<const AxisTable>>> entries_;
-  size_t bytes_ = 0;
-};
+}
 
 }  // namespace
 
@@ -507,14 +449,14 @@ std::vector<std::shared_ptr<const AxisTable>> cached_tables(
     const Options& opt, c10::IntArrayRef in_spatial, c10::IntArrayRef out_spatial,
     std::optional<c10::ArrayRef<double>> scales, bool transposed) {
   check_table_args(in_spatial, out_spatial, scales);
-  static TableCache* cache = new TableCache();  // leaked: usable during static destruction
+  static auto* cache = new LruCache<TableKey, AxisTable>(64, size_t{32} << 20);  // leaked: usable during static destruction
   std::vector<std::shared_ptr<const AxisTable>> tables;
   tables.reserve(in_spatial.size());
   for (size_t d = 0; d < in_spatial.size(); ++d) {
     const double s = scales.has_value() && (*scales)[d] > 0 ? (*scales)[d] : 0.0;
-    TableKey key{opt.mode, opt.align_corners, opt.antialias, opt.double_math, transposed,
-                 opt.uint8, in_spatial[d], out_spatial[d], s};
-    tables.push_back(cache->get(key, opt));
+    const TableKey key{opt.mode, opt.align_corners, opt.antialias, opt.double_math, transposed,
+                       opt.uint8, in_spatial[d], out_spatial[d], s};
+    tables.push_back(cache->get(key, [&] { return make_table(opt, key, d); }, table_bytes));
   }
   return tables;
 }

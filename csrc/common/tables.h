@@ -61,9 +61,6 @@ inline bool uint8_supported(Mode m) {
   return m == Mode::Nearest || m == Mode::NearestExact || uint8_fixed_point(m);
 }
 
-// Parses the mode string of the op schema; throws a c10::Error naming the valid modes.
-Mode parse_mode(const std::string& mode);
-
 // Table for one axis in the forward direction.
 AxisTable build_table(const Options& opt, int64_t in_size, int64_t out_size, double scale);
 
@@ -79,13 +76,10 @@ void check_table_memory(const Options& opt, c10::IntArrayRef in_spatial,
                         c10::IntArrayRef out_spatial, std::optional<c10::ArrayRef<double>> scales,
                         bool transposed);
 
-// One table per spatial axis; scales may be absent (or hold non-positive entries: absent).
-std::vector<AxisTable> build_tables(const Options& opt, c10::IntArrayRef in_spatial,
-                                    c10::IntArrayRef out_spatial,
-                                    std::optional<c10::ArrayRef<double>> scales, bool transposed);
-
-// As build_tables, from a small process-wide LRU cache of immutable tables (thread-safe):
-// repeated calls with the same sizes and options (every training step) do not rebuild them.
+// One table per spatial axis (the transposed ones when `transposed`), from a small process-wide
+// LRU cache of immutable tables (thread-safe): repeated calls with the same sizes and options
+// (every training step) do not rebuild them. Scales may be absent, or hold non-positive
+// entries (absent).
 std::vector<std::shared_ptr<const AxisTable>> cached_tables(
     const Options& opt, c10::IntArrayRef in_spatial, c10::IntArrayRef out_spatial,
     std::optional<c10::ArrayRef<double>> scales, bool transposed);

@@ -1,19 +1,19 @@
-// CPU engine: the banded tables applied line by line.
+// CPU kernels of the three executors (common/plan.h) and the CPU op registration.
 //
 // The input is viewed in its physical order as [outer, S_1, ..., S_k, inner]; a line is the
-// in_k * inner contiguous elements along the last spatial axis S_k. One output line
-// (b, o_1, ..., o_{k-1}) is
+// in_k * inner contiguous elements along the last spatial axis S_k. The line sweep computes one
+// output line (b, o_1, ..., o_{k-1}) as
 //   blend:  tmp = sum over the taps of the leading axes (products of their weights) of the
 //           input lines those taps select, a contiguous multiply-add;
 //   along:  out[o] = sum_j w_k[o, j] * tmp[start_k[o] + j] (per inner element),
 // so each table is applied as in a separable pass, but the intermediate is one line in L1
-// instead of a tensor (the FusedPass). A separable AxisPass is the same kernel with k = 1.
-// Both read the tables of tables.h and nothing else: no mode-specific code here.
+// instead of a tensor. A separable pass is the same kernel with k = 1. The product gather here
+// is the CPU reference of the CUDA one (common/product_gather.h), run when tests force it.
+// All of them read the tables of tables.h and nothing else: no mode-specific code here.
 #include <ATen/Dispatch.h>
 #include <ATen/OpMathType.h>
 #include <ATen/Parallel.h>
 #include <ATen/core/Tensor.h>
-#include <c10/core/CPUAllocator.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
 #include <torch/library.h>
@@ -25,22 +25,17 @@
 #define RESIZE_AD_HAVE_AVX2_BUILD 0
 #endif
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <list>
 #include <memory>
-#include <mutex>
 #include <type_traits>
 #include <vector>
 
-#include "../common/engine.h"
-#include "work_pool.h"
+#include "../common/lru_cache.h"
+#include "../common/plan.h"
+#include "../common/product_gather.h"
 
 namespace resize_ad {
 namespace {
@@ -121,36 +116,26 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
 }
 
 // The Line of a table, from a small LRU cache keyed by the table's unique id (tables are
-// themselves cached, so a training step finds both), or built for this call.
+// themselves cached, so a training step finds both).
+struct LineKey {
+  uint64_t id;
+  bool lead, gather;
+  bool operator==(const LineKey& o) const { return id == o.id && lead == o.lead && gather == o.gather; }
+};
+
 template <typename acc_t>
 std::shared_ptr<const Line<acc_t>> line_for(const AxisTable& t, bool lead, bool gather) {
-  struct Entry {
-    uint64_t id;
-    bool lead, gather;
-    std::shared_ptr<const Line<acc_t>> line;
+  // Leaked: usable during static destruction.
+  static auto* cache = new LruCache<LineKey, Line<acc_t>>(64, size_t{256} << 20);
+  auto bytes = [](const Line<acc_t>& L) {
+    return (L.start.size() + L.len.size()) * sizeof(int64_t) + (L.w.size() + L.wt.size()) * sizeof(acc_t) +
+           L.idx.size() * sizeof(int32_t);
   };
-  static std::mutex mu;
-  static auto* entries = new std::list<Entry>();  // leaked: usable during static destruction
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    for (auto it = entries->begin(); it != entries->end(); ++it) {
-      if (it->id == t.id && it->lead == lead && it->gather == gather) {
-        entries->splice(entries->begin(), *entries, it);
-        return entries->front().line;
-      }
-    }
-  }
-  auto line = build_line<acc_t>(t, lead, gather);
-  if (t.out_size * t.K <= (int64_t{1} << 22)) {
-    std::lock_guard<std::mutex> lock(mu);
-    entries->push_front({t.id, lead, gather, line});
-    if (entries->size() > 64) entries->pop_back();
-  }
-  return line;
+  return cache->get(LineKey{t.id, lead, gather}, [&] { return build_line<acc_t>(t, lead, gather); }, bytes);
 }
 
 template <typename acc_t>
-struct Plan {
+struct Sweep {
   std::vector<std::shared_ptr<const Line<acc_t>>> lead;  // spatial axes 1 .. k-1
   std::shared_ptr<const Line<acc_t>> last;               // spatial axis k
   int64_t inner = 1;
@@ -163,8 +148,8 @@ struct Plan {
 };
 
 template <typename acc_t>
-Plan<acc_t> make_plan(int64_t outer, int64_t inner, const std::vector<const AxisTable*>& tabs) {
-  Plan<acc_t> P;
+Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const AxisTable*>& tabs) {
+  Sweep<acc_t> P;
   const int64_t k = static_cast<int64_t>(tabs.size());
   P.inner = inner;
   P.rows = outer;
@@ -225,7 +210,7 @@ unsigned char* scratch(size_t bytes) {
 
 namespace base {
 #define RESIZE_AD_AVX2 0
-#include "row_kernels.h"
+#include "line_sweep.h"
 #undef RESIZE_AD_AVX2
 }  // namespace base
 
@@ -234,7 +219,7 @@ namespace base {
 #pragma GCC target("avx2,fma")
 namespace avx2 {
 #define RESIZE_AD_AVX2 1
-#include "row_kernels.h"
+#include "line_sweep.h"
 #undef RESIZE_AD_AVX2
 }  // namespace avx2
 #pragma GCC pop_options
@@ -248,13 +233,13 @@ bool cpu_has_avx2() {
 template <typename src_t, typename dst_t, typename acc_t>
 void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t inner,
          const std::vector<const AxisTable*>& tabs) {
-  const Plan<acc_t> P = make_plan<acc_t>(outer, inner, tabs);
+  const Sweep<acc_t> P = make_sweep<acc_t>(outer, inner, tabs);
   const src_t* s = src.const_data_ptr<src_t>();
   dst_t* d = dst.mutable_data_ptr<dst_t>();
 #if RESIZE_AD_HAVE_AVX2_BUILD
-  if (cpu_has_avx2()) return avx2::run_plan<src_t, dst_t, acc_t>(P, s, d);
+  if (cpu_has_avx2()) return avx2::run_sweep<src_t, dst_t, acc_t>(P, s, d);
 #endif
-  base::run_plan<src_t, dst_t, acc_t>(P, s, d);
+  base::run_sweep<src_t, dst_t, acc_t>(P, s, d);
 }
 
 // src / dst are of dtype `orig` or of its accumulation type (float for half and bfloat16).
@@ -276,102 +261,65 @@ void dispatch(const at::Tensor& src, const at::Tensor& dst, at::ScalarType orig,
   });
 }
 
-void axis_pass_cpu(const at::Tensor& src, const at::Tensor& dst, at::ScalarType orig,
+void axis_pass_cpu(const at::Tensor& src, const at::Tensor& dst, at::ScalarType kernel_dtype,
                    int64_t outer, int64_t inner, const AxisTable& t) {
-  dispatch(src, dst, orig, outer, inner, {&t});
+  dispatch(src, dst, kernel_dtype, outer, inner, {&t});
 }
 
-void fused_cpu(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t inner,
-               const std::vector<const AxisTable*>& tables) {
+void line_sweep_cpu(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t inner,
+                    const std::vector<const AxisTable*>& tables) {
   dispatch(src, dst, src.scalar_type(), outer, inner, tables);
 }
 
-// Outputs of 32 MiB and more: glibc serves them with a fresh mmap every time (its dynamic mmap
-// threshold stops at 32 MiB), and faulting in 4 KiB pages on first write then costs more than
-// the resize itself (about 3 us per page in a VM). Those get 2 MiB-aligned anonymous mappings
-// with MADV_HUGEPAGE: 512 times fewer faults where transparent huge pages are enabled
-// ("always" or "madvise"), the same as before where not. Smaller ones use the default CPU
-// allocator (glibc reuses freed heap memory for them). RESIZE_AD_HUGEPAGES=0 turns it off.
-class OutputAllocator final : public c10::Allocator {
- public:
-  static constexpr size_t kMin = size_t{32} << 20;
-  static constexpr size_t kHuge = size_t{2} << 20;
-
-  c10::DataPtr allocate(size_t n) override {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (n >= kMin && enabled()) {
-      const size_t len = (n + kHuge - 1) / kHuge * kHuge;
-      void* raw = mmap(nullptr, len + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                       -1, 0);
-      if (raw != MAP_FAILED) {
-        // Keep the 2 MiB-aligned [p, p + len) of the mapping.
-        const uintptr_t a = reinterpret_cast<uintptr_t>(raw);
-        const uintptr_t p = (a + kHuge - 1) / kHuge * kHuge;
-        if (p > a) munmap(raw, p - a);
-        if (a + kHuge > p) munmap(reinterpret_cast<void*>(p + len), a + kHuge - p);
-        void* ptr = reinterpret_cast<void*>(p);
-        madvise(ptr, len, MADV_HUGEPAGE);  // a hint: where it fails, normal pages
-        return {ptr, new Mapping{ptr, len}, &unmap, c10::Device(c10::DeviceType::CPU)};
-      }
+// The CUDA kernel's element function, element by element: a reference, not a fast path.
+void product_gather_cpu(const at::Tensor& src, const at::Tensor& dst,
+                        const std::vector<int64_t>& pos, const std::vector<const AxisTable*>& tables) {
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, src.scalar_type(), "resize_ad_gather_cpu", [&] {
+    using acc_t = at::opmath_type<scalar_t>;
+    std::vector<std::vector<acc_t>> weights;
+    std::vector<const int64_t*> starts, lens;
+    std::vector<const acc_t*> ws;
+    for (const AxisTable* t : tables) {
+      weights.emplace_back(t->w.begin(), t->w.end());
+      starts.push_back(t->start.data());
+      lens.push_back(t->len.data());
     }
-#endif
-    return c10::GetCPUAllocator()->allocate(n);
-  }
-
-  void copy_data(void* dest, const void* src, std::size_t count) const override {
-    default_copy_data(dest, src, count);
-  }
-
- private:
-  struct Mapping {
-    void* ptr;
-    size_t len;
-  };
-
-  static void unmap(void* ctx) {
-#if defined(__linux__)
-    auto* m = static_cast<Mapping*>(ctx);
-    munmap(m->ptr, m->len);
-    delete m;
-#else
-    (void)ctx;
-#endif
-  }
-
-  static bool enabled() {
-    static const bool on = [] {
-      const char* v = std::getenv("RESIZE_AD_HUGEPAGES");
-      return v == nullptr || std::strcmp(v, "0") != 0;
-    }();
-    return on;
-  }
-};
-
-c10::Allocator* output_allocator() {
-  static OutputAllocator alloc;
-  return &alloc;
+    for (const auto& w : weights) ws.push_back(w.data());
+    const auto plan = make_gather_plan<acc_t>(src.sizes(), dst.sizes(), pos, tables, starts, lens, ws);
+    const scalar_t* s = src.const_data_ptr<scalar_t>();
+    scalar_t* d = dst.mutable_data_ptr<scalar_t>();
+    at::parallel_for(0, dst.numel(), 4096, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        d[i] = static_cast<scalar_t>(gather_element<scalar_t, acc_t, int64_t>(plan, s, i));
+    });
+  });
 }
 
-Engines cpu_engines() {
-  Engines e;
-  e.pass = axis_pass_cpu;
-  e.sweep = fused_cpu;
-  e.allocator = output_allocator();
-  return e;
+// The cost model picks the line sweep or the separable passes; the product gather only runs
+// when tests force it.
+const DeviceKernels& cpu_kernels() {
+  static const DeviceKernels k = [] {
+    DeviceKernels d;
+    d.pass = axis_pass_cpu;
+    d.line_sweep = line_sweep_cpu;
+    d.product_gather = product_gather_cpu;
+    d.gather_max_taps = 0;
+    return d;
+  }();
+  return k;
 }
 
 at::Tensor resize_cpu(const at::Tensor& input, at::IntArrayRef output_size, c10::string_view mode,
                       bool align_corners, std::optional<at::ArrayRef<double>> scales,
                       bool antialias) {
-  return resize_forward_impl(input, output_size, mode, align_corners, scales, antialias,
-                             cpu_engines());
+  return resize_forward(input, output_size, mode, align_corners, scales, antialias, cpu_kernels());
 }
 
 at::Tensor resize_backward_cpu(const at::Tensor& grad_output, at::IntArrayRef input_size,
                                c10::string_view mode, bool align_corners,
                                std::optional<at::ArrayRef<double>> scales, bool antialias) {
-  return resize_backward_impl(grad_output, input_size, mode, align_corners, scales, antialias,
-                              cpu_engines());
+  return resize_backward(grad_output, input_size, mode, align_corners, scales, antialias,
+                         cpu_kernels());
 }
 
 }  // namespace

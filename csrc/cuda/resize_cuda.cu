@@ -1,4 +1,4 @@
-// CUDA engine: one banded-matrix pass along one axis, mirroring cpu/resize_cpu.cpp.
+// CUDA kernels of two executors (common/plan.h): the separable passes and the product gather.
 //
 // Every dst element is written by exactly one thread that gathers its window of src in table
 // order (k = 0, 1, ...), so results are deterministic and need no atomics; the backward pass is
@@ -21,8 +21,8 @@
 #include <limits>
 #include <vector>
 
-#include "../common/engine.h"
-#include "../common/fused.h"
+#include "../common/plan.h"
+#include "../common/product_gather.h"
 
 namespace resize_ad {
 namespace {
@@ -154,6 +154,7 @@ void launch_axis_pass(const at::Tensor& src, const at::Tensor& dst, int64_t oute
 
 void axis_pass_cuda(const at::Tensor& src, const at::Tensor& dst, at::ScalarType orig,
                     int64_t outer, int64_t inner, const AxisTable& t) {
+  // orig: the plan's kernel dtype
   TORCH_INTERNAL_ASSERT(src.is_cuda() && dst.device() == src.device());
   TORCH_INTERNAL_ASSERT(src.is_contiguous() && dst.is_contiguous());
   TORCH_INTERNAL_ASSERT(src.numel() == outer * t.in_size * inner &&
@@ -181,18 +182,18 @@ void axis_pass_cuda(const at::Tensor& src, const at::Tensor& dst, at::ScalarType
   });
 }
 
-// The fused gather (common/fused.h): one thread per output element reads the product window
-// of every resampled axis directly from the input, skipping the scratch buffers of the
-// separable passes. The element function is the one the CPU tests run (_fused_reference).
+// The product gather (common/product_gather.h): one thread per output element reads the
+// product window of every resampled axis directly from the input, skipping the scratch tensors
+// of the separable passes. The element function is the one the CPU reference runs in tests.
 template <typename scalar_t, typename acc_t, typename index_t>
 __global__ void __launch_bounds__(kThreads)
-    fused_gather_kernel(const FusedPlan<acc_t> plan, const scalar_t* __restrict__ src,
+    gather_element_kernel(const GatherPlan<acc_t> plan, const scalar_t* __restrict__ src,
                         scalar_t* __restrict__ dst, int64_t n) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += stride) {
     dst[i] = static_cast<scalar_t>(
-        fused_gather<scalar_t, acc_t, index_t>(plan, src, static_cast<index_t>(i)));
+        gather_element<scalar_t, acc_t, index_t>(plan, src, static_cast<index_t>(i)));
   }
 }
 
@@ -224,15 +225,16 @@ at::Tensor upload_tables(const std::vector<const AxisTable*>& tables, const c10:
   return host.to(at::TensorOptions().device(device), /*non_blocking=*/true);
 }
 
-void fused_cuda(const at::Tensor& src, const at::Tensor& dst, at::ScalarType orig,
-                const std::vector<int64_t>& pos, const std::vector<const AxisTable*>& tables) {
+void product_gather_cuda(const at::Tensor& src, const at::Tensor& dst,
+                         const std::vector<int64_t>& pos, const std::vector<const AxisTable*>& tables) {
   TORCH_INTERNAL_ASSERT(src.is_cuda() && dst.device() == src.device());
   TORCH_INTERNAL_ASSERT(src.is_contiguous() && dst.is_contiguous());
-  TORCH_INTERNAL_ASSERT(src.scalar_type() == orig && dst.scalar_type() == orig);
+  const at::ScalarType orig = src.scalar_type();
+  TORCH_INTERNAL_ASSERT(dst.scalar_type() == orig);
   const int64_t n = dst.numel();
   if (n == 0) return;
   const c10::cuda::CUDAGuard guard(src.device());
-  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, orig, "resize_ad_fused_cuda", [&] {
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, orig, "resize_ad_product_gather_cuda", [&] {
     using acc_t = at::opmath_type<scalar_t>;
     std::vector<int64_t> int_off, w_off;
     const at::Tensor buf = upload_tables<acc_t>(tables, src.device(), int_off, w_off);
@@ -249,48 +251,51 @@ void fused_cuda(const at::Tensor& src, const at::Tensor& dst, at::ScalarType ori
       ws.push_back(wp + w_off[a]);
     }
     const auto plan =
-        make_fused_plan<acc_t>(src.sizes(), dst.sizes(), pos, tables, starts, lens, ws);
+        make_gather_plan<acc_t>(src.sizes(), dst.sizes(), pos, tables, starts, lens, ws);
     const dim3 grid(static_cast<unsigned>(std::min(ceil_div(n, kThreads), kMaxGridX)));
     cudaStream_t stream = c10::cuda::getCurrentCUDAStream().stream();
     const int64_t int32_max = std::numeric_limits<int32_t>::max();
     if (src.numel() <= int32_max && n <= int32_max) {
-      fused_gather_kernel<scalar_t, acc_t, int32_t><<<grid, kThreads, 0, stream>>>(
+      gather_element_kernel<scalar_t, acc_t, int32_t><<<grid, kThreads, 0, stream>>>(
           plan, src.const_data_ptr<scalar_t>(), dst.mutable_data_ptr<scalar_t>(), n);
     } else {
-      fused_gather_kernel<scalar_t, acc_t, int64_t><<<grid, kThreads, 0, stream>>>(
+      gather_element_kernel<scalar_t, acc_t, int64_t><<<grid, kThreads, 0, stream>>>(
           plan, src.const_data_ptr<scalar_t>(), dst.mutable_data_ptr<scalar_t>(), n);
     }
     C10_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
 
-// Cost model: fused when the product window has at most 16 taps (nearest, linear in 1-3 D,
-// bicubic 2-D, and the transposed tables of moderate resizes); wider windows (antialias,
-// area and large downscales) go through the separable passes, whose work is a sum of widths.
-Engines cuda_engines() {
-  Engines e;
-  e.pass = axis_pass_cuda;
-  e.fused = fused_cuda;
-  e.max_fused_taps = 16;
-  return e;
+// The cost model takes the product gather when the product window has at most 16 taps
+// (nearest, linear in 1-3 D, bicubic 2-D, and the transposed tables of moderate resizes);
+// wider windows (antialias, area and large downscales) go through the separable passes, whose
+// work is a sum of widths.
+const DeviceKernels& cuda_kernels() {
+  static const DeviceKernels k = [] {
+    DeviceKernels d;
+    d.pass = axis_pass_cuda;
+    d.product_gather = product_gather_cuda;
+    d.gather_max_taps = 16;
+    return d;
+  }();
+  return k;
 }
 
 at::Tensor resize_cuda(const at::Tensor& input, at::IntArrayRef output_size,
                        c10::string_view mode, bool align_corners,
                        std::optional<at::ArrayRef<double>> scales, bool antialias) {
-  // Outputs and intermediates are allocated by the engine on input's device: guard it so
+  // Outputs and scratch tensors are allocated by the executors on input's device: guard it so
   // that they land there and the current stream is that device's.
   const c10::cuda::CUDAGuard guard(input.device());
-  return resize_forward_impl(input, output_size, mode, align_corners, scales, antialias,
-                             cuda_engines());
+  return resize_forward(input, output_size, mode, align_corners, scales, antialias, cuda_kernels());
 }
 
 at::Tensor resize_backward_cuda(const at::Tensor& grad_output, at::IntArrayRef input_size,
                                 c10::string_view mode, bool align_corners,
                                 std::optional<at::ArrayRef<double>> scales, bool antialias) {
   const c10::cuda::CUDAGuard guard(grad_output.device());
-  return resize_backward_impl(grad_output, input_size, mode, align_corners, scales, antialias,
-                              cuda_engines());
+  return resize_backward(grad_output, input_size, mode, align_corners, scales, antialias,
+                         cuda_kernels());
 }
 
 }  // namespace

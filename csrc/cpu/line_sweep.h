@@ -1,9 +1,9 @@
-// The CPU line kernels. resize_cpu.cpp includes this file twice, inside two namespaces: once
+// The CPU line kernels of the line sweep and the separable passes. resize_cpu.cpp includes this file twice, inside two namespaces: once
 // for the baseline ISA and once under `#pragma GCC target("avx2,fma")`, and picks one at run
 // time. Hence no include guard and no includes here: everything it uses is included (and so
 // compiled for the baseline ISA) before it.
 //
-// Expects: the Line / Plan types and scratch() of resize_cpu.cpp, and RESIZE_AD_AVX2 (0 or 1).
+// Expects: the Line / Sweep types and scratch() of resize_cpu.cpp, and RESIZE_AD_AVX2 (0 or 1).
 //
 // Every multiply-add goes through madd(): a fused multiply-add in the AVX2 build (as the
 // intrinsics' _mm256_fmadd_ps), a multiply then an add in the baseline build, in vector bodies
@@ -235,33 +235,105 @@ void inner_line(const R* row, const Line<acc_t>& L, int64_t inner, int64_t o0, i
   }
 }
 
-// Applies a Plan: every output line (b, o_1, ..., o_{k-1}), split in segments along the last
-// axis when there are too few lines to keep every thread busy.
-template <typename src_t, typename dst_t, typename acc_t>
-void run_plan(const Plan<acc_t>& P, const src_t* src, dst_t* dst) {
-  const Line<acc_t>& last = *P.last;
-  const int64_t m = static_cast<int64_t>(P.lead.size());
-  const int64_t inner = P.inner;
-  const int64_t in_row = last.in * inner, out_row = last.out * inner;
-  const int64_t items = P.rows * P.nseg;
-  constexpr bool direct_ok = std::is_same_v<src_t, acc_t>;
+// The taps of the leading axes for output line (b, oi[0], ..., oi[m-1]): input line offsets
+// (in lines) and products of weights. Returns their number (0: a row of a transposed table that
+// reads nothing).
+template <typename acc_t>
+int64_t lead_taps(const Sweep<acc_t>& P, int64_t b, const int64_t* oi, int64_t* off, acc_t* tw) {
+  int64_t T = 1;
+  off[0] = b;
+  tw[0] = acc_t(1);
+  for (size_t i = 0; i < P.lead.size() && T > 0; ++i) {
+    const Line<acc_t>& a = *P.lead[i];
+    const int64_t s = a.start[oi[i]], n = a.len[oi[i]];
+    const acc_t* wa = a.w.data() + oi[i] * a.K;
+    for (int64_t t = T - 1; t >= 0; --t) {
+      const int64_t o_t = off[t] * a.in + s;
+      const acc_t w_t = tw[t];
+      for (int64_t j = n - 1; j >= 0; --j) {
+        off[t * n + j] = o_t + j;
+        tw[t * n + j] = w_t * wa[j];
+      }
+    }
+    T *= n;
+  }
+  return T;
+}
 
-  parallel_chunks(items, P.grain, [&](int64_t begin, int64_t end) {
-    // Per-thread scratch: the blended line, the staged outputs of the vector gather, and the
-    // taps of the leading axes.
-    // Each region starts on a 64-byte boundary (the int64 taps after the float buffer would
-    // otherwise be misaligned when seg_len is odd: UBSan reports it).
+// Per-thread scratch of a sweep: the blended line, the staged outputs of the vector gather, and
+// the taps of the leading axes. Each region starts on a 64-byte boundary (the int64 taps after
+// the float buffer would otherwise be misaligned when seg_len is odd).
+template <typename acc_t>
+struct SweepScratch {
+  acc_t* tmp;
+  float* obuf;
+  int64_t* off;
+  acc_t* tw;
+
+  explicit SweepScratch(const Sweep<acc_t>& P) {
     auto align64 = [](size_t n) { return (n + 63) / 64 * 64; };
-    const size_t tmp_bytes = align64((in_row + 8) * sizeof(acc_t));
+    const size_t tmp_bytes = align64((P.last->in * P.inner + 8) * sizeof(acc_t));
     const size_t obuf_bytes = align64((P.seg_len + 8) * sizeof(float));
     const size_t taps_bytes = P.max_taps * (sizeof(int64_t) + sizeof(acc_t));
     unsigned char* base = scratch(tmp_bytes + obuf_bytes + taps_bytes + 64);
-    acc_t* tmp = reinterpret_cast<acc_t*>(base);
-    float* obuf = reinterpret_cast<float*>(base + tmp_bytes);
-    int64_t* off = reinterpret_cast<int64_t*>(base + tmp_bytes + obuf_bytes);
-    acc_t* tw = reinterpret_cast<acc_t*>(off + P.max_taps);
-    tmp[last.in] = acc_t(0);  // the zero slot (Line::zero_slot; inner == 1 only)
+    tmp = reinterpret_cast<acc_t*>(base);
+    obuf = reinterpret_cast<float*>(base + tmp_bytes);
+    off = reinterpret_cast<int64_t*>(base + tmp_bytes + obuf_bytes);
+    tw = reinterpret_cast<acc_t*>(off + P.max_taps);
+    tmp[P.last->in] = acc_t(0);  // the zero slot (Line::zero_slot; inner == 1 only)
+  }
+};
 
+// Outputs [o0, o1) of one output line, whose leading taps are (off, tw)[0, T) (offsets already
+// in elements).
+template <typename src_t, typename dst_t, typename acc_t>
+void sweep_segment(const Sweep<acc_t>& P, const src_t* src, dst_t* drow, int64_t sg, int64_t o0,
+                   int64_t o1, const SweepScratch<acc_t>& S, int64_t T) {
+  const Line<acc_t>& last = *P.last;
+  const int64_t inner = P.inner;
+  const int64_t* off = S.off;
+  const acc_t* tw = S.tw;
+  const bool direct = T == 1 && tw[0] == acc_t(1);
+  if (last.identity) {
+    blend(src + o0 * inner, off, tw, T, drow + o0 * inner, (o1 - o0) * inner);
+    return;
+  }
+  if (last.unit && direct) {  // nearest along every axis: a gather of the input line
+    if (inner == 1) {
+      copy_line(src + off[0], last, o0, o1, drow);
+    } else {
+      inner_line(src + off[0], last, inner, o0, o1, drow);
+    }
+    return;
+  }
+  const int64_t lo = P.seg_lo[sg], hi = P.seg_hi[sg];
+  if (inner == 1) {
+    const acc_t* row;
+    if (direct && std::is_same_v<src_t, acc_t> && !last.zero_slot) {
+      row = reinterpret_cast<const acc_t*>(src) + off[0];
+    } else {
+      if (hi > lo) blend(src + lo, off, tw, T, S.tmp + lo, hi - lo);
+      row = S.tmp;
+    }
+    gather_dispatch(row, last, o0, o1, drow, S.obuf);
+  } else if (direct) {
+    inner_line(src + off[0], last, inner, o0, o1, drow);
+  } else {
+    if (hi > lo) blend(src + lo * inner, off, tw, T, S.tmp + lo * inner, (hi - lo) * inner);
+    inner_line(static_cast<const acc_t*>(S.tmp), last, inner, o0, o1, drow);
+  }
+}
+
+// Runs a Sweep: every output line (b, o_1, ..., o_{k-1}), split in segments along the last
+// axis when there are too few lines to keep every thread busy. Threads: torch's intra-op pool.
+template <typename src_t, typename dst_t, typename acc_t>
+void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
+  const Line<acc_t>& last = *P.last;
+  const int64_t m = static_cast<int64_t>(P.lead.size());
+  const int64_t in_row = last.in * P.inner, out_row = last.out * P.inner;
+
+  at::parallel_for(0, P.rows * P.nseg, P.grain, [&](int64_t begin, int64_t end) {
+    const SweepScratch<acc_t> S(P);
     // Item = (line r, segment sg); line r = (b, oi[0], ..., oi[m-1]). Advanced as an odometer.
     int64_t r = begin / P.nseg, sg = begin % P.nseg, b = r;
     int64_t oi[8] = {0};
@@ -285,63 +357,17 @@ void run_plan(const Plan<acc_t>& P, const src_t* src, dst_t* dst) {
       dst_t* drow = dst + r * out_row;
       // Same leading taps as the previous line, already written by this thread: copy it.
       if (m > 0 && oi[m - 1] > 0 && P.lead[m - 1]->same_prev[oi[m - 1]] && item - P.nseg >= begin) {
-        std::memcpy(drow + o0 * inner, drow - out_row + o0 * inner,
-                    (o1 - o0) * inner * sizeof(dst_t));
+        std::memcpy(drow + o0 * P.inner, drow - out_row + o0 * P.inner,
+                    (o1 - o0) * P.inner * sizeof(dst_t));
         continue;
       }
-      // Taps of the leading axes: input line offsets and products of weights.
-      int64_t T = 1;
-      off[0] = b;
-      tw[0] = acc_t(1);
-      for (int64_t i = 0; i < m && T > 0; ++i) {
-        const Line<acc_t>& a = *P.lead[i];
-        const int64_t s = a.start[oi[i]], n = a.len[oi[i]];
-        const acc_t* wa = a.w.data() + oi[i] * a.K;
-        for (int64_t t = T - 1; t >= 0; --t) {
-          const int64_t o_t = off[t] * a.in + s;
-          const acc_t w_t = tw[t];
-          for (int64_t j = n - 1; j >= 0; --j) {
-            off[t * n + j] = o_t + j;
-            tw[t * n + j] = w_t * wa[j];
-          }
-        }
-        T *= n;
-      }
+      const int64_t T = lead_taps(P, b, oi, S.off, S.tw);
       if (T == 0) {
-        std::fill(drow + o0 * inner, drow + o1 * inner, dst_t(0));
+        std::fill(drow + o0 * P.inner, drow + o1 * P.inner, dst_t(0));
         continue;
       }
-      for (int64_t t = 0; t < T; ++t) off[t] *= in_row;
-      const bool direct = T == 1 && tw[0] == acc_t(1);
-
-      if (last.identity) {
-        blend(src + o0 * inner, off, tw, T, drow + o0 * inner, (o1 - o0) * inner);
-        continue;
-      }
-      if (last.unit && direct) {  // nearest along every axis: a gather of the input line
-        if (inner == 1) {
-          copy_line(src + off[0], last, o0, o1, drow);
-        } else {
-          inner_line(src + off[0], last, inner, o0, o1, drow);
-        }
-        continue;
-      }
-      const int64_t lo = P.seg_lo[sg], hi = P.seg_hi[sg];
-      if (inner == 1) {
-        const acc_t* row;
-        if (direct && direct_ok && !last.zero_slot) {
-          row = reinterpret_cast<const acc_t*>(src) + off[0];
-        } else {
-          if (hi > lo) blend(src + lo, off, tw, T, tmp + lo, hi - lo);
-          row = tmp;
-        }
-        gather_dispatch(row, last, o0, o1, drow, obuf);
-      } else if (direct) {
-        inner_line(src + off[0], last, inner, o0, o1, drow);
-      } else {
-        if (hi > lo) blend(src + lo * inner, off, tw, T, tmp + lo * inner, (hi - lo) * inner);
-        inner_line(static_cast<const acc_t*>(tmp), last, inner, o0, o1, drow);
-      }
+      for (int64_t t = 0; t < T; ++t) S.off[t] *= in_row;
+      sweep_segment(P, src, drow, sg, o0, o1, S, T);
     }
   });
 }

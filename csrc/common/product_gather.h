@@ -1,11 +1,11 @@
-// The fused gather: every output element reads the product window of all resampled axes at
-// once, y[o] = sum_k prod_a w_a[o_a, k_a] * x[start(o) + k]. One C10_HOST_DEVICE element
-// function serves the CUDA kernel and the CPU (the CPU runs it in the private op
-// resize_ad::_fused_reference, which the tests compare with the separable engine), so the
-// index math that the GPU runs is tested on every machine.
+// The product gather executor's element function: every output element reads the product
+// window of all resampled axes at once, y[o] = sum_k prod_a w_a[o_a, k_a] * x[start(o) + k].
+// One C10_HOST_DEVICE function serves the CUDA kernel and its CPU reference (cpu/resize_cpu.cpp,
+// which the tests run as the forced executor against the other two), so the index math that the
+// GPU runs is tested on every machine.
 //
 // Tensors are in physical (memory) order and contiguous there; the tables are the same
-// AxisTable rows as the separable engine's, with weights already in the accumulation type.
+// AxisTable rows as the other executors', with weights already in the accumulation type.
 #pragma once
 
 #include <c10/macros/Macros.h>
@@ -15,29 +15,29 @@
 namespace resize_ad {
 
 constexpr int kMaxDims = 5;
-constexpr int kMaxFusedAxes = 3;
+constexpr int kMaxGatherAxes = 3;  // spatial axes: at most 3
 
 template <typename acc_t>
-struct FusedPlan {
+struct GatherPlan {
   int ndim = 0;                       // physical rank, 3..5
   int64_t out_sizes[kMaxDims] = {};   // physical order
   int64_t in_strides[kMaxDims] = {};  // contiguous strides of src, physical order
   int naxes = 0;                      // resampled axes, 1..3
-  int pos[kMaxFusedAxes] = {};        // their physical positions
-  int64_t K[kMaxFusedAxes] = {};      // row stride of each weight table
-  const int64_t* start[kMaxFusedAxes] = {};
-  const int64_t* len[kMaxFusedAxes] = {};
-  const acc_t* w[kMaxFusedAxes] = {};
+  int pos[kMaxGatherAxes] = {};        // their physical positions
+  int64_t K[kMaxGatherAxes] = {};      // row stride of each weight table
+  const int64_t* start[kMaxGatherAxes] = {};
+  const int64_t* len[kMaxGatherAxes] = {};
+  const acc_t* w[kMaxGatherAxes] = {};
 };
 
 // Sum over the product window of output element `index` (linear, physical order). Taps are
-// visited axis by axis in increasing input index, as the separable engine visits them.
+// visited axis by axis in increasing input index, as the separable passes visit them.
 // index_t is int32_t when every offset fits (cheaper division on the GPU), else int64_t.
 template <typename src_t, typename acc_t, typename index_t>
-C10_HOST_DEVICE inline acc_t fused_gather(const FusedPlan<acc_t>& p, const src_t* src,
+C10_HOST_DEVICE inline acc_t gather_element(const GatherPlan<acc_t>& p, const src_t* src,
                                           index_t index) {
   int64_t base = 0;
-  int64_t o[kMaxFusedAxes] = {0, 0, 0};
+  int64_t o[kMaxGatherAxes] = {0, 0, 0};
   for (int d = p.ndim - 1; d >= 0; --d) {
     const index_t size = static_cast<index_t>(p.out_sizes[d]);
     const index_t c = index % size;
@@ -51,10 +51,10 @@ C10_HOST_DEVICE inline acc_t fused_gather(const FusedPlan<acc_t>& p, const src_t
     }
     if (!resampled) base += c * p.in_strides[d];
   }
-  int64_t n[kMaxFusedAxes] = {1, 1, 1};
-  int64_t off[kMaxFusedAxes] = {0, 0, 0};
-  int64_t step[kMaxFusedAxes] = {0, 0, 0};
-  const acc_t* w[kMaxFusedAxes] = {nullptr, nullptr, nullptr};
+  int64_t n[kMaxGatherAxes] = {1, 1, 1};
+  int64_t off[kMaxGatherAxes] = {0, 0, 0};
+  int64_t step[kMaxGatherAxes] = {0, 0, 0};
+  const acc_t* w[kMaxGatherAxes] = {nullptr, nullptr, nullptr};
   for (int a = 0; a < p.naxes; ++a) {
     n[a] = p.len[a][o[a]];
     step[a] = p.in_strides[p.pos[a]];
@@ -89,18 +89,18 @@ C10_HOST_DEVICE inline acc_t fused_gather(const FusedPlan<acc_t>& p, const src_t
 
 namespace resize_ad {
 
-// Fills a FusedPlan from the engine's arguments; the table pointers are where each device
+// Fills a GatherPlan from the executor's arguments; the table pointers are where each device
 // keeps its copy of start / len / weights (host vectors on the CPU, one device buffer on CUDA).
 template <typename acc_t>
-FusedPlan<acc_t> make_fused_plan(c10::IntArrayRef src_sizes, c10::IntArrayRef dst_sizes,
+GatherPlan<acc_t> make_gather_plan(c10::IntArrayRef src_sizes, c10::IntArrayRef dst_sizes,
                                  const std::vector<int64_t>& pos,
                                  const std::vector<const AxisTable*>& tables,
                                  const std::vector<const int64_t*>& starts,
                                  const std::vector<const int64_t*>& lens,
                                  const std::vector<const acc_t*>& ws) {
   TORCH_INTERNAL_ASSERT(src_sizes.size() == dst_sizes.size() && src_sizes.size() <= kMaxDims);
-  TORCH_INTERNAL_ASSERT(!tables.empty() && tables.size() <= kMaxFusedAxes);
-  FusedPlan<acc_t> p;
+  TORCH_INTERNAL_ASSERT(!tables.empty() && tables.size() <= kMaxGatherAxes);
+  GatherPlan<acc_t> p;
   p.ndim = static_cast<int>(src_sizes.size());
   int64_t stride = 1;
   for (int d = p.ndim - 1; d >= 0; --d) {

@@ -1,0 +1,340 @@
+#include "plan.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <numeric>
+
+#include "capabilities.h"
+#include "product_gather.h"
+
+namespace resize_ad {
+namespace {
+
+std::atomic<int> forced_executor{static_cast<int>(Executor::Auto)};
+
+void check_shape(const at::Tensor& t, const char* what, size_t expected_spatial) {
+  TORCH_CHECK(t.dim() >= 3 && t.dim() <= 5, "resize_ad: expected a 3-D, 4-D or 5-D ", what,
+              " (N, C, spatial...), got ", t.dim(), "-D with shape ", t.sizes());
+  TORCH_CHECK(static_cast<size_t>(t.dim() - 2) == expected_spatial, "resize_ad: ", what, " has ",
+              t.dim() - 2, " spatial dimensions but ", expected_spatial, " sizes were given");
+}
+
+// The capability table's checks, in F.interpolate's order; then the options of the tables.
+Options checked_options(c10::string_view mode, int64_t spatial_rank, bool align_corners,
+                        bool antialias, at::ScalarType dtype, bool forward) {
+  const ModeCaps& caps = mode_caps(mode);
+  check_align_corners(caps, align_corners);
+  check_antialias(mode, spatial_rank, antialias);
+  check_rank(caps, spatial_rank);
+  check_dtype(caps, spatial_rank, dtype, forward);
+  Options opt;
+  opt.mode = caps.mode;
+  opt.align_corners = align_corners;
+  opt.antialias = antialias;
+  opt.uint8 = dtype == at::kByte;
+  // ATen computes uint8 bilinear/bicubic tables in double, uint8 nearest indices in float.
+  opt.double_math = dtype == at::kDouble || (opt.uint8 && uint8_fixed_point(opt.mode));
+  return opt;
+}
+
+at::MemoryFormat output_format(c10::string_view mode, const at::Tensor& t) {
+  return has_rank(mode_caps(mode).contiguous_out, t.dim() - 2) ? at::MemoryFormat::Contiguous
+                                                               : t.suggest_memory_format();
+}
+
+void check_spatial_sizes(c10::string_view mode, at::IntArrayRef in, at::IntArrayRef out,
+                         const char* out_name) {
+  // Area is adaptive average pooling, which (as native's) allows an empty output.
+  const bool allow_empty_out = mode_caps(mode).mode == Mode::Area;
+  for (size_t d = 0; d < in.size(); ++d) {
+    TORCH_CHECK(in[d] > 0 && (out[d] > 0 || (allow_empty_out && out[d] == 0)),
+                "resize_ad: input and output spatial sizes should be greater than 0, but got "
+                "input ", in, " and ", out_name, " ", out);
+  }
+}
+
+std::vector<int64_t> physical_order(at::MemoryFormat fmt, int64_t dim) {
+  if (fmt == at::MemoryFormat::ChannelsLast && dim == 4) return {0, 2, 3, 1};
+  if (fmt == at::MemoryFormat::ChannelsLast3d && dim == 5) return {0, 2, 3, 4, 1};
+  std::vector<int64_t> p(dim);
+  std::iota(p.begin(), p.end(), 0);
+  return p;
+}
+
+// Largest |partial sum| a pass can reach over its rows, for input values in [0, 255].
+double fixed_point_sum_bound(const AxisTable& t) {
+  double bound = 0.0;
+  for (int64_t o = 0; o < t.out_size; ++o) {
+    double s = 0.0;
+    for (int64_t k = 0; k < t.len[o]; ++k) s += std::abs(t.w[o * t.K + k]);
+    bound = std::max(bound, s);
+  }
+  return bound * 255.0 * std::ldexp(1.0, t.precision);
+}
+
+// Mean taps per output row of a table (1 for the identity, which is a copy).
+double mean_taps(const AxisTable& t) {
+  if (t.identity) return 1.0;
+  return static_cast<double>(t.sum_len) / static_cast<double>(std::max<int64_t>(1, t.out_size));
+}
+
+// Cost model, in multiply-adds along contiguous memory. A multiply-add along the innermost axis
+// (inner == 1) gathers scattered elements and costs kGather of those; every element of a scratch
+// tensor of the separable passes is written, faulted in and read back again: kScratch.
+constexpr double kGather = 4.0;
+constexpr double kScratch = 4.0;
+
+double separable_cost(const Plan& p, std::vector<int64_t> sizes) {
+  double cost = 0;
+  for (size_t k = 0; k < p.order.size(); ++k) {
+    const AxisTable& t = *p.tables[p.order[k]];
+    const int64_t at = p.pos[p.order[k]];
+    double outer = 1, inner = 1;
+    for (int64_t i = 0; i < at; ++i) outer *= static_cast<double>(sizes[i]);
+    for (size_t i = at + 1; i < sizes.size(); ++i) inner *= static_cast<double>(sizes[i]);
+    cost += outer * static_cast<double>(t.out_size) * inner * mean_taps(t) *
+            (inner == 1 ? kGather : 1.0);
+    sizes[at] = t.out_size;
+    if (k + 1 < p.order.size()) {
+      double n = 1;
+      for (int64_t v : sizes) n *= static_cast<double>(v);
+      cost += kScratch * n;
+    }
+  }
+  return cost;
+}
+
+// [outer, spatial..., inner] of the physical order: the spatial axes are consecutive in every
+// layout the plans use (contiguous, channels_last, channels_last_3d).
+struct SweepShape {
+  int64_t first, last, outer = 1, inner = 1;
+};
+
+SweepShape sweep_shape(const Plan& p, at::IntArrayRef phys_sizes) {
+  SweepShape s;
+  s.first = *std::min_element(p.pos.begin(), p.pos.end());
+  s.last = *std::max_element(p.pos.begin(), p.pos.end());
+  for (int64_t i = 0; i < s.first; ++i) s.outer *= phys_sizes[i];
+  for (size_t i = s.last + 1; i < phys_sizes.size(); ++i) s.inner *= phys_sizes[i];
+  return s;
+}
+
+// The spatial tables in physical order, identity tables included.
+std::vector<const AxisTable*> physical_tables(const Plan& p, const SweepShape& s) {
+  std::vector<const AxisTable*> tabs;
+  for (int64_t i = s.first; i <= s.last; ++i) tabs.push_back(p.tables[p.perm[i] - 2].get());
+  return tabs;
+}
+
+// Per output line along the last spatial axis: a blend of the input lines its leading-axis
+// taps select, then the last axis' table along that line.
+double line_sweep_cost(const std::vector<const AxisTable*>& tabs, double outer, double inner) {
+  const AxisTable& last = *tabs.back();
+  double rows = outer, lead_taps = 1;
+  bool lead_unit = true;
+  for (size_t i = 0; i + 1 < tabs.size(); ++i) {
+    rows *= static_cast<double>(tabs[i]->out_size);
+    lead_taps *= mean_taps(*tabs[i]);
+    lead_unit = lead_unit && tabs[i]->unit;
+  }
+  const double in_line = static_cast<double>(last.in_size) * inner;
+  const double blend = lead_unit ? (inner == 1 ? 0.25 * in_line : 0.0) : lead_taps * in_line;
+  const double along = last.identity ? 0.0
+                                     : static_cast<double>(last.out_size) * inner *
+                                           mean_taps(last) * (inner == 1 ? kGather : 1.0);
+  return rows * (blend + along);
+}
+
+int64_t gather_taps(const Plan& p) {
+  int64_t taps = 1;
+  for (size_t d : p.order) taps *= p.tables[d]->K;
+  return taps;
+}
+
+Executor choose_executor(const Plan& p, const at::ScalarType input_dtype,
+                         at::IntArrayRef phys_sizes, const DeviceKernels& k) {
+  // Only the separable passes stage a non-floating input and round after each pass.
+  if (!at::isFloatingType(input_dtype)) return Executor::Separable;
+  const bool sweep_ok = k.line_sweep != nullptr;
+  const bool gather_ok = k.product_gather != nullptr &&
+                         p.order.size() <= static_cast<size_t>(kMaxGatherAxes);
+  switch (static_cast<Executor>(forced_executor.load(std::memory_order_relaxed))) {
+    case Executor::Separable: return Executor::Separable;
+    case Executor::LineSweep: if (sweep_ok) return Executor::LineSweep; break;
+    case Executor::ProductGather: if (gather_ok) return Executor::ProductGather; break;
+    case Executor::Auto: break;
+  }
+  if (gather_ok && gather_taps(p) <= k.gather_max_taps) return Executor::ProductGather;
+  if (sweep_ok) {
+    const SweepShape s = sweep_shape(p, phys_sizes);
+    if (line_sweep_cost(physical_tables(p, s), static_cast<double>(s.outer),
+                        static_cast<double>(s.inner)) <= separable_cost(p, phys_sizes.vec()))
+      return Executor::LineSweep;
+  }
+  return Executor::Separable;
+}
+
+Plan make_plan(const at::Tensor& x, at::MemoryFormat fmt,
+               std::vector<std::shared_ptr<const AxisTable>> tables, const DeviceKernels& k) {
+  Plan p;
+  p.tables = std::move(tables);
+  p.perm = physical_order(fmt, x.dim());
+  for (size_t d = 0; d < p.tables.size(); ++d) {
+    p.pos.push_back(std::find(p.perm.begin(), p.perm.end(), static_cast<int64_t>(d + 2)) -
+                    p.perm.begin());
+    if (!p.tables[d]->identity) p.order.push_back(d);
+  }
+  bool fixed_point = false;
+  for (const auto& t : p.tables) fixed_point = fixed_point || t->precision > 0;
+  if (fixed_point) {
+    // Native's uint8 pass order: the last (contiguous) axis first, then the others inwards.
+    std::reverse(p.order.begin(), p.order.end());
+  } else {
+    // Shrinking axes first: every later pass then reads and writes less.
+    std::stable_sort(p.order.begin(), p.order.end(), [&](size_t a, size_t b) {
+      return static_cast<double>(p.tables[a]->out_size) / p.tables[a]->in_size <
+             static_cast<double>(p.tables[b]->out_size) / p.tables[b]->in_size;
+    });
+  }
+  p.kernel_dtype = x.scalar_type();
+  if (!at::isFloatingType(p.kernel_dtype)) {
+    // uint8: fixed-point sums (and the +0.5 of the rounding) are exact in float while the sum's
+    // numerator over 2^precision stays below 2^23; double holds any of them exactly.
+    p.kernel_dtype = at::kFloat;
+    for (size_t d : p.order)
+      if (fixed_point_sum_bound(*p.tables[d]) >= 8388608.0) p.kernel_dtype = at::kDouble;
+  }
+  std::vector<int64_t> phys_sizes;
+  for (int64_t d : p.perm) phys_sizes.push_back(x.size(d));
+  p.executor = p.order.empty() ? Executor::Separable
+                               : choose_executor(p, x.scalar_type(), phys_sizes, k);
+  return p;
+}
+
+at::ScalarType accumulation_type(at::ScalarType t) {
+  return (t == at::kHalf || t == at::kBFloat16) ? at::kFloat : t;
+}
+
+// Separable passes: one pass per resampled axis, through scratch tensors in the accumulation
+// type; a fixed-point table (precision > 0) rounds half up and saturates to [0, 255] after its
+// pass, as native's uint8 kernels store each pass in uint8.
+void run_separable(const Plan& p, at::Tensor cur, const at::Tensor& out_phys,
+                   const DeviceKernels& k) {
+  const at::ScalarType acc = accumulation_type(p.kernel_dtype);
+  if (cur.scalar_type() != p.kernel_dtype) {
+    cur = at::empty(cur.sizes(), cur.options().dtype(p.kernel_dtype)).copy_(cur);
+  } else if (!cur.is_contiguous()) {
+    cur = cur.contiguous();
+  }
+  for (size_t i = 0; i < p.order.size(); ++i) {
+    const AxisTable& t = *p.tables[p.order[i]];
+    const int64_t at = p.pos[p.order[i]];
+    std::vector<int64_t> sizes = cur.sizes().vec();
+    int64_t outer = 1, inner = 1;
+    for (int64_t j = 0; j < at; ++j) outer *= sizes[j];
+    for (size_t j = at + 1; j < sizes.size(); ++j) inner *= sizes[j];
+    sizes[at] = t.out_size;
+    const bool into_out = i + 1 == p.order.size() && out_phys.scalar_type() == p.kernel_dtype;
+    at::Tensor dst = into_out ? out_phys : at::empty(sizes, cur.options().dtype(acc));
+    k.pass(cur, dst, p.kernel_dtype, outer, inner, t);
+    if (t.precision > 0) dst.add_(0.5).floor_().clamp_(0, 255);
+    cur = dst;
+  }
+  // uint8: integers in [0, 255] by now, so the conversion is exact.
+  if (!cur.is_same(out_phys)) out_phys.copy_(cur);
+}
+
+void run_line_sweep(const Plan& p, at::Tensor cur, const at::Tensor& out_phys,
+                    const DeviceKernels& k) {
+  if (!cur.is_contiguous()) cur = cur.contiguous();
+  const SweepShape s = sweep_shape(p, cur.sizes());
+  k.line_sweep(cur, out_phys, s.outer, s.inner, physical_tables(p, s));
+}
+
+void run_product_gather(const Plan& p, at::Tensor cur, const at::Tensor& out_phys,
+                        const DeviceKernels& k) {
+  if (!cur.is_contiguous()) cur = cur.contiguous();
+  std::vector<int64_t> pos;
+  std::vector<const AxisTable*> tabs;
+  for (size_t d : p.order) {
+    pos.push_back(p.pos[d]);
+    tabs.push_back(p.tables[d].get());
+  }
+  k.product_gather(cur, out_phys, pos, tabs);
+}
+
+// out = (W_1 (x) W_2 (x) ...) x by the plan's executor. `out` is allocated by the caller
+// (before the tables, so that an impossible output size fails first, and cheaply).
+void run(const Plan& p, const at::Tensor& x, const at::Tensor& out, const DeviceKernels& k) {
+  if (p.order.empty()) {
+    out.copy_(x);
+    return;
+  }
+  const at::Tensor cur = x.permute(p.perm);
+  const at::Tensor out_phys = out.permute(p.perm);
+  TORCH_INTERNAL_ASSERT(out_phys.is_contiguous());
+  switch (p.executor) {
+    case Executor::LineSweep: return run_line_sweep(p, cur, out_phys, k);
+    case Executor::ProductGather: return run_product_gather(p, cur, out_phys, k);
+    default: return run_separable(p, cur, out_phys, k);
+  }
+}
+
+}  // namespace
+
+void set_forced_executor(Executor e) {
+  forced_executor.store(static_cast<int>(e), std::memory_order_relaxed);
+}
+
+at::Tensor resize_forward(const at::Tensor& input, at::IntArrayRef output_size,
+                          c10::string_view mode, bool align_corners,
+                          std::optional<at::ArrayRef<double>> scales, bool antialias,
+                          const DeviceKernels& kernels) {
+  check_shape(input, "input", output_size.size());
+  const Options opt = checked_options(mode, input.dim() - 2, align_corners, antialias,
+                                      input.scalar_type(), /*forward=*/true);
+  check_spatial_sizes(mode, input.sizes().slice(2), output_size, "output");
+  std::vector<int64_t> out_sizes{input.size(0), input.size(1)};
+  out_sizes.insert(out_sizes.end(), output_size.begin(), output_size.end());
+  if (input.numel() > 0 &&
+      std::all_of(output_size.begin(), output_size.end(), [](int64_t s) { return s > 0; })) {
+    check_table_memory(opt, input.sizes().slice(2), output_size, scales, false);
+  }
+  const at::MemoryFormat fmt = output_format(mode, input);
+  at::Tensor out = at::empty(out_sizes, input.options().memory_format(fmt));
+  if (out.numel() == 0) return out;
+  auto tables = cached_tables(opt, input.sizes().slice(2), output_size, scales, false);
+  run(make_plan(input, fmt, std::move(tables), kernels), input, out, kernels);
+  return out;
+}
+
+at::Tensor resize_backward(const at::Tensor& grad_output, at::IntArrayRef input_size,
+                           c10::string_view mode, bool align_corners,
+                           std::optional<at::ArrayRef<double>> scales, bool antialias,
+                           const DeviceKernels& kernels) {
+  TORCH_CHECK(input_size.size() == static_cast<size_t>(grad_output.dim()),
+              "resize_ad: input_size has ", input_size.size(), " entries but grad_output is ",
+              grad_output.dim(), "-D");
+  check_shape(grad_output, "grad_output", input_size.size() - 2);
+  const Options opt = checked_options(mode, grad_output.dim() - 2, align_corners, antialias,
+                                      grad_output.scalar_type(), /*forward=*/false);
+  TORCH_CHECK(grad_output.size(0) == input_size[0] && grad_output.size(1) == input_size[1],
+              "resize_ad: grad_output batch and channel sizes ", grad_output.sizes().slice(0, 2),
+              " do not match input_size ", input_size.slice(0, 2));
+  check_spatial_sizes(mode, input_size.slice(2), grad_output.sizes().slice(2), "grad_output");
+  if (grad_output.numel() > 0) {
+    check_table_memory(opt, input_size.slice(2), grad_output.sizes().slice(2), scales, true);
+  }
+  const at::MemoryFormat fmt = grad_output.suggest_memory_format();
+  at::Tensor grad_input = at::empty(input_size, grad_output.options().memory_format(fmt));
+  if (grad_input.numel() == 0) return grad_input;
+  if (grad_output.numel() == 0) return grad_input.zero_();  // an empty output reads nothing
+  auto tables = cached_tables(opt, input_size.slice(2), grad_output.sizes().slice(2), scales, true);
+  run(make_plan(grad_output, fmt, std::move(tables), kernels), grad_output, grad_input, kernels);
+  return grad_input;
+}
+
+}  // namespace resize_ad

@@ -1,0 +1,81 @@
+// The plan of one call and the three executors that run it.
+//
+// resize_forward / resize_backward check the arguments against the capability table, allocate
+// the output (the memory format native gives), build the Plan once — which spatial axes
+// resample and in which order, the dtype the kernels compute in, the physical layout, the
+// tables — and hand it to exactly one executor:
+//   - separable passes: one axis table at a time, through scratch tensors (any table);
+//   - line sweep (CPU): per output line, a blend of the input lines the leading axes select,
+//     then the last axis' table along the line; no scratch tensor;
+//   - product gather: each output element reads its product window directly (CUDA, and its
+//     CPU reference for tests).
+// A cost model picks one (choose_executor); tests force each through set_forced_executor.
+// The backward is the same plan over the transposed tables. Each device supplies its kernels.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <c10/util/string_view.h>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "tables.h"
+
+namespace resize_ad {
+
+enum class Executor : int { Auto = 0, Separable = 1, LineSweep = 2, ProductGather = 3 };
+
+// Separable passes' kernel: applies one axis table along the middle dimension of src viewed as
+// [outer, in_len, inner] (contiguous), writing dst viewed as [outer, out_len, inner]
+// (contiguous). `kernel_dtype` is the plan's; src and dst are either that dtype or its
+// accumulation type (float for half and bfloat16).
+using AxisPass = void (*)(const at::Tensor& src, const at::Tensor& dst, at::ScalarType kernel_dtype,
+                          int64_t outer, int64_t inner, const AxisTable& table);
+
+// Line sweep kernel: src viewed as [outer, in_1, ..., in_k, inner] and dst as
+// [outer, out_1, ..., out_k, inner], both contiguous and of the op's dtype; tables[i] is the
+// table of the i-th spatial axis in that (physical) order, identity tables included.
+using LineSweep = void (*)(const at::Tensor& src, const at::Tensor& dst, int64_t outer,
+                           int64_t inner, const std::vector<const AxisTable*>& tables);
+
+// Product gather kernel: src is the input in physical order (contiguous there), dst the output
+// in physical order, both of the op's dtype; pos[i] is the physical position of the axis of
+// tables[i] (the resampled axes only, at most kMaxGatherAxes).
+using ProductGather = void (*)(const at::Tensor& src, const at::Tensor& dst,
+                               const std::vector<int64_t>& pos,
+                               const std::vector<const AxisTable*>& tables);
+
+struct DeviceKernels {
+  AxisPass pass = nullptr;  // required
+  LineSweep line_sweep = nullptr;
+  ProductGather product_gather = nullptr;
+  // The cost model takes the product gather when the product of the resampled axes' window
+  // widths is at most this (0: only when forced).
+  int64_t gather_max_taps = 0;
+};
+
+struct Plan {
+  std::vector<std::shared_ptr<const AxisTable>> tables;  // per spatial axis, logical order
+  std::vector<int64_t> perm;   // physical position -> logical dimension
+  std::vector<int64_t> pos;    // spatial axis -> physical position
+  std::vector<size_t> order;   // spatial axes that resample, in pass order
+  at::ScalarType kernel_dtype; // the input's for floating inputs; float or double for uint8
+  Executor executor = Executor::Separable;
+};
+
+// The test seam: every later call runs `e` where the call allows it (Auto: the cost model).
+// Fixed-point (uint8) plans always run the separable passes: they round after every pass.
+void set_forced_executor(Executor e);
+
+at::Tensor resize_forward(const at::Tensor& input, at::IntArrayRef output_size,
+                          c10::string_view mode, bool align_corners,
+                          std::optional<at::ArrayRef<double>> scales, bool antialias,
+                          const DeviceKernels& kernels);
+
+at::Tensor resize_backward(const at::Tensor& grad_output, at::IntArrayRef input_size,
+                           c10::string_view mode, bool align_corners,
+                           std::optional<at::ArrayRef<double>> scales, bool antialias,
+                           const DeviceKernels& kernels);
+
+}  // namespace resize_ad

@@ -1,0 +1,30 @@
+"""Test seams: explicit switches for tests, never read from the environment."""
+from __future__ import annotations
+
+import contextlib
+
+from ._C import _set_executor
+
+__all__ = ["EXECUTORS", "executor"]
+
+# The executors (csrc/common/plan.h), by the names the code and the docs use.
+EXECUTORS = ("separable", "line_sweep", "product_gather")
+_CODES = {"auto": 0, "separable": 1, "line_sweep": 2, "product_gather": 3}
+_current = "auto"
+
+
+@contextlib.contextmanager
+def executor(name: str):
+    """Run every resize inside the block on one executor, where the call allows it: fixed-point
+    (uint8) plans always take the separable passes, and a device without the executor (CUDA has
+    no line sweep) keeps its cost model. Process-wide, for tests; ``"auto"`` is the cost model."""
+    if name not in _CODES:
+        raise ValueError(f"resize_ad._testing.executor: unknown executor {name!r}; use one of {tuple(_CODES)}")
+    global _current
+    previous, _current = _current, name
+    _set_executor(_CODES[name])
+    try:
+        yield
+    finally:
+        _current = previous
+        _set_executor(_CODES[previous])
