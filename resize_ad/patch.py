@@ -18,6 +18,8 @@ patch() does two things, and unpatch() undoes both:
 
 docs/dropin.md lists what is routed and the trade-offs.
 """
+import warnings
+
 import torch
 import torch.nn.functional as F
 from torch.overrides import handle_torch_function, has_torch_function_unary
@@ -71,11 +73,28 @@ _patched_interpolate.__doc__ = (
     "torch.nn.functional.interpolate, patched by resize_ad.patch(): the native modes run on "
     "resize_ad.interpolate; other modes go to the original function.\n\n" + (_ORIGINAL.__doc__ or ""))
 _patched_interpolate._resize_ad_original = _ORIGINAL
-# TorchScript compiles the original function in place of this one (torch.jit._recursive
-# try_compile_fn calls __prepare_scriptable__): its aten upsample calls reach resize_ad through
-# the dispatcher override. No __wrapped__: TorchScript would compile the original's source
-# against this module's globals.
-_patched_interpolate.__prepare_scriptable__ = lambda: _ORIGINAL
+
+
+def _share_torchscript_overloads() -> None:
+    """Make TorchScript compile a call to the patched function as a call to the original.
+
+    TorchScript resolves ``F.interpolate`` to the compiled overloads it caches for the function
+    object it finds (torch.jit._script._get_overloads); the original's are compiled once (about
+    0.1 s) and cached for this function too. The scripted program calls aten's upsample ops,
+    which reach resize_ad through the dispatcher while patched and native kernels otherwise."""
+    from torch.jit import _script, _state
+
+    cache = _state._jit_function_overload_caching
+    if _patched_interpolate in cache:
+        return
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # "torch.jit.script is deprecated"
+            _script._get_overloads(_ORIGINAL)
+        cache[_patched_interpolate] = list(cache[_ORIGINAL])
+    except Exception as e:  # a TorchScript internals change must not break patch() itself
+        warnings.warn(f"resize_ad.patch(): torch.jit.script of code calling F.interpolate will "
+                      f"fail while patched ({type(e).__name__}: {e})", RuntimeWarning)
 
 
 def is_patched() -> bool:
@@ -122,6 +141,7 @@ def patch() -> _Patch:
     """
     global _active
     was = _active
+    _share_torchscript_overloads()
     _aten_override(True)
     F.interpolate = _patched_interpolate
     _active = True
