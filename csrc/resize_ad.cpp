@@ -166,6 +166,14 @@ PyObject* set_executor(PyObject* /*self*/, PyObject* arg) {
   Py_RETURN_NONE;
   END_HANDLE_TH_ERRORS
 }
+}  // namespace
+
+namespace resize_ad {  // csrc/aten_override.cpp
+PyObject* py_aten_override(PyObject*, PyObject*);
+PyObject* py_aten_override_counts(PyObject*, PyObject*);
+}  // namespace resize_ad
+
+namespace {
 
 PyMethodDef methods[] = {
     {"_call", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(call_op)), METH_FASTCALL,
@@ -174,6 +182,11 @@ PyMethodDef methods[] = {
     {"_check", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(check)), METH_FASTCALL,
      "one of the op's argument checks"},
     {"_set_executor", set_executor, METH_O, "force an executor (test seam)"},
+    {"_aten_override", resize_ad::py_aten_override, METH_O,
+     "install (True) / remove (False) resize_ad's kernels for aten's upsample ops; returns the "
+     "previous state (used by resize_ad.patch)"},
+    {"_aten_override_counts", resize_ad::py_aten_override_counts, METH_NOARGS,
+     "(calls routed to resize_ad, calls passed to native) by the aten override"},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace

@@ -370,10 +370,14 @@ def test_patch_under_compile_fx_and_export():
     assert "resize_ad.resize.default" in targets
     assert not [t for t in targets if any(n in t for n in _NATIVE_OPS)], targets
     torch.testing.assert_close(ep.module()(x), ref)
-    # the FX graph recorded the patched function: it keeps running resize_ad after unpatch
-    with OpLog() as log:
-        gm(x)
+    # the FX graph recorded the patched function: it runs resize_ad while patched, and the
+    # native function after unpatch (as every holder of the patched function does)
+    with resize_ad.patch(), OpLog() as log:
+        y = gm(x)
     assert "resize" in log.ops and log.native() == []
+    with OpLog() as log:
+        torch.testing.assert_close(gm(x), y)
+    assert "resize" not in log.ops and log.native() == ["upsample_bilinear2d"]
 
 
 # ================================================================== torch.export
