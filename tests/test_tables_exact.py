@@ -1,23 +1,27 @@
 """The weight tables are native's formulas, bit for bit.
 
-tables.cpp evaluates ATen's UpSample.h / UpSampleKernel.cpp formulas in the same float/double
-precision as native, one rounding per operation as the source is written. Native's AVX2/AVX512
-kernels (the ones a modern x86 CPU runs) are compiled with FMA contraction, so there the weights
-differ in the last bits (e.g. linear, 7 -> 21 samples: a lambda of 1.49e-8 where the formula
-gives 0); its DEFAULT-capability kernels are not. In a subprocess forced to the DEFAULT
-capability, the dense interpolation matrix (one-hot inputs) of every native mode must be
-bitwise equal to resize_ad's; bicubic (non-antialias) is compared to 8 ulps only, because resize_ad merges
-the border taps that native reads several times (a different summation order).
+The row formulas (csrc/common/rows.h) evaluate ATen's UpSample.h / UpSampleKernel.cpp formulas
+in the same float/double precision as native. Native's AVX2/AVX512 kernels are compiled with FMA
+contraction, its DEFAULT kernels are not (e.g. linear, 7 -> 21 samples: a lambda of 1.49e-8 with
+contraction where the twice-rounded formula gives 0), and resize_ad follows the capability torch
+reports. In a subprocess forced to each capability this CPU has, the dense interpolation matrix
+(one-hot inputs) of every native mode must be bitwise equal to resize_ad's; bicubic
+(non-antialias) is compared to 8 ulps only, because resize_ad merges the border taps that native
+reads several times (a different summation order).
 """
 import os
 import subprocess
 import sys
 import textwrap
 
+import pytest
+
+from capabilities import CAPABILITIES
+
 _SCRIPT = textwrap.dedent(r"""
     import itertools, sys, torch, torch.nn.functional as F
     import resize_ad
-    assert torch.backends.cpu.get_cpu_capability() == "DEFAULT"
+    assert torch.backends.cpu.get_cpu_capability() == sys.argv[1], torch.backends.cpu.get_cpu_capability()
     def W(f, n, dt, kw):
         eye = torch.eye(n, dtype=dt).reshape(n, 1, 1, n)
         return f(eye, **kw).reshape(n, -1)
@@ -52,10 +56,11 @@ _SCRIPT = textwrap.dedent(r"""
 """)
 
 
-def test_tables_bitwise_equal_to_native_default_capability():
-    env = dict(os.environ, ATEN_CPU_CAPABILITY="default")
+@pytest.mark.parametrize("capability", CAPABILITIES)
+def test_tables_bitwise_equal_to_native(capability):
+    env = dict(os.environ, ATEN_CPU_CAPABILITY=capability.lower())
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
-    r = subprocess.run([sys.executable, "-c", _SCRIPT], env=env, cwd=root, capture_output=True,
+    r = subprocess.run([sys.executable, "-c", _SCRIPT, capability], env=env, cwd=root, capture_output=True,
                        text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr

@@ -14,7 +14,7 @@ if ! $PY -c "import torch" 2>/dev/null; then
 fi
 $PY -m pip install --quiet numpy ninja
 if [ "${1:-}" = "test" ]; then
-  $PY -m pip install --quiet pytest hypothesis pillow
+  $PY -m pip install --quiet pytest hypothesis pillow expecttest
 fi
 
 # torch's build guesses CUDA_HOME from the nvcc on PATH; when that nvcc is a wrapper script

@@ -46,6 +46,7 @@ Options make_options(c10::string_view mode, bool align_corners, bool antialias,
   opt.align_corners = align_corners;
   opt.antialias = antialias;
   opt.uint8 = dtype == at::kByte;
+  opt.fma = native_cpu_kernels_fma();
   // ATen computes uint8 bilinear/bicubic tables in double, uint8 nearest indices in float.
   opt.double_math = dtype == at::kDouble ||
                     (opt.uint8 && uint8_fixed_point(opt.mode));
