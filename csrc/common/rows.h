@@ -61,16 +61,38 @@ C10_HOST_DEVICE inline T source_index(T scale, int64_t dst, bool align_corners, 
   return (!cubic && src < static_cast<T>(0)) ? static_cast<T>(0) : src;
 }
 
-// UpSample.h cubic_convolution1 / cubic_convolution2, contracted as GCC does it: the inner
-// (A + 2) * x - (A + 3) and the outer (.. * x) * x + 1; cubic_convolution2 is Horner's scheme,
-// three fmas.
+// UpSample.h cubic_convolution1 / cubic_convolution2 as get_cubic_upsample_coefficients
+// (bicubic without antialias) runs them in the contracted kernels: of
+//   cubic_convolution1 = ((A + 2) * x - (A + 3)) * x * x + 1
+//   cubic_convolution2 = ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
+// only the middle step of cubic_convolution2, (..) * x + 8 * A, is one fma; the final steps of
+// both are rounded twice. Found by matching native's AVX2 weights bit for bit (7526 interior rows
+// of random sizes, both align_corners): every other choice of the last steps differs in a third
+// to three quarters of the rows. The innermost (A + 2) * x - (A + 3) and A * x - 5 * A gave the
+// same bits fused or not on every row tried; they are taken unfused.
 template <bool Fma, typename T>
 C10_HOST_DEVICE inline T cubic1(T x, T A) {
+  const T p = mul_rn(A + static_cast<T>(2), x) - (A + static_cast<T>(3));
+  return mul_rn(mul_rn(p, x), x) + static_cast<T>(1);
+}
+template <bool Fma, typename T>
+C10_HOST_DEVICE inline T cubic2(T x, T A) {
+  const T p = mul_rn(A, x) - static_cast<T>(5) * A;
+  const T q = mul_add<Fma>(p, x, static_cast<T>(8) * A);
+  return mul_rn(q, x) - static_cast<T>(4) * A;
+}
+
+// The same polynomials as the filters of the PIL-style windows and of the uint8 tables evaluate
+// them (UpSampleKernel.cpp HelperInterpCubic::aa_filter, called through a function pointer):
+// there every step is one fma, cubic_convolution2 is Horner's scheme in three. Found as above,
+// on native's antialias (A = -0.5) and uint8 (A = -0.75) tables.
+template <bool Fma, typename T>
+C10_HOST_DEVICE inline T cubic1_filter(T x, T A) {
   const T p = mul_add<Fma>(A + static_cast<T>(2), x, -(A + static_cast<T>(3)));
   return mul_add<Fma>(mul_rn(p, x), x, static_cast<T>(1));
 }
 template <bool Fma, typename T>
-C10_HOST_DEVICE inline T cubic2(T x, T A) {
+C10_HOST_DEVICE inline T cubic2_filter(T x, T A) {
   const T p = mul_add<Fma>(A, x, -(static_cast<T>(5) * A));
   const T q = mul_add<Fma>(p, x, static_cast<T>(8) * A);
   return mul_add<Fma>(q, x, -(static_cast<T>(4) * A));
@@ -214,7 +236,7 @@ C10_HOST_DEVICE inline int64_t u8_row(const AxisParams<double>& p, int64_t o, in
     if (!cubic) {
       v = x < 1.0 ? 1.0 - x : 0.0;
     } else {
-      v = x < 1.0 ? cubic1<Fma>(x, -0.75) : (x < 2.0 ? cubic2<Fma>(x, -0.75) : 0.0);
+      v = x < 1.0 ? cubic1_filter<Fma>(x, -0.75) : (x < 2.0 ? cubic2_filter<Fma>(x, -0.75) : 0.0);
     }
     if (umin + j <= 0) {
       wi = 0;
@@ -241,15 +263,15 @@ C10_HOST_DEVICE inline int64_t area_row(int64_t in, int64_t out, int64_t o, int6
   return b - a;
 }
 
-// The filters of the PIL-style windows; Keys' cubic contracts as cubic_convolution1/2 do
-// (HelperInterpCubic::aa_filter calls them). The others have no a * b + c.
+// The filters of the PIL-style windows; Keys' cubic contracts as HelperInterpCubic::aa_filter
+// does. The others have no a * b + c.
 template <bool Fma, typename T>
 C10_HOST_DEVICE inline T window_filter(Mode mode, T x) {
   if (mode == Mode::Cubic) {  // Keys a = -0.5 (PIL, ATen aa_filter<use_keys_cubic=true>)
     const T ax = x < T(0) ? -x : x;
     const T a = static_cast<T>(-0.5);
-    if (ax < T(1)) return cubic1<Fma>(ax, a);
-    if (ax < T(2)) return cubic2<Fma>(ax, a);
+    if (ax < T(1)) return cubic1_filter<Fma>(ax, a);
+    if (ax < T(2)) return cubic2_filter<Fma>(ax, a);
     return T(0);
   }
   return filter_value<T>(mode, x);
