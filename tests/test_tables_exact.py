@@ -6,8 +6,9 @@ contraction, its DEFAULT kernels are not (e.g. linear, 7 -> 21 samples: a lambda
 contraction where the twice-rounded formula gives 0), and resize_ad follows the capability torch
 reports. In a subprocess forced to each capability this CPU has, the dense interpolation matrix
 (one-hot inputs) of every native mode must be bitwise equal to resize_ad's; bicubic
-(non-antialias) is compared to 8 ulps only, because resize_ad merges the border taps that native
-reads several times (a different summation order).
+(non-antialias) is compared to 8 ulps only in the output columns where taps clamp onto a border
+pixel, because resize_ad merges the border taps that native reads several times (a different
+summation order).
 """
 import os
 import subprocess
@@ -31,7 +32,7 @@ _SCRIPT = textwrap.dedent(r"""
     modes = [("nearest", None, False), ("nearest-exact", None, False), ("area", None, False)]
     modes += [(m, ac, aa) for m in ("bilinear", "bicubic") for ac in (False, True) for aa in (False, True)]
     modes += [("lanczos", False, True)]
-    for (mode, ac, aa), n, spec, dt in itertools.product(modes, (1, 2, 3, 7, 13, 97, 345), specs, (torch.float32, torch.float64)):
+    for (mode, ac, aa), n, spec, dt in itertools.product(modes, (1, 2, 3, 4, 5, 7, 13, 97, 345), specs, (torch.float32, torch.float64)):
         kw = dict(mode=mode, **spec)
         if ac is not None:
             kw["align_corners"] = ac
@@ -44,7 +45,13 @@ _SCRIPT = textwrap.dedent(r"""
         b = W(resize_ad.interpolate, n, dt, kw)
         total += 1
         if mode == "bicubic" and not aa:
-            ok = torch.allclose(a, b, rtol=0, atol=8 * torch.finfo(dt).eps)
+            # bitwise where no tap clamps onto a border pixel (no merged taps), 8 ulps elsewhere
+            nz = a != 0
+            idx = torch.arange(n).unsqueeze(1).expand_as(a)
+            first = torch.where(nz, idx, n).amin(0)
+            last = torch.where(nz, idx, -1).amax(0)
+            inner = (first > 0) & (last < n - 1)
+            ok = torch.equal(a[:, inner], b[:, inner]) and torch.allclose(a, b, rtol=0, atol=8 * torch.finfo(dt).eps)
         else:
             ok = torch.equal(a, b)
         if not ok:
@@ -52,7 +59,7 @@ _SCRIPT = textwrap.dedent(r"""
     print(total, len(bad), sorted(collections.Counter((b[0], b[2], b[5]) for b in bad).items()))
     for b in bad[:20]:
         print(b)
-    sys.exit(1 if bad or total < 2000 else 0)
+    sys.exit(1 if bad or total < 2500 else 0)
 """)
 
 

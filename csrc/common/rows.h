@@ -65,19 +65,20 @@ C10_HOST_DEVICE inline T source_index(T scale, int64_t dst, bool align_corners, 
 // (bicubic without antialias) runs them in the contracted kernels: of
 //   cubic_convolution1 = ((A + 2) * x - (A + 3)) * x * x + 1
 //   cubic_convolution2 = ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
-// only the middle step of cubic_convolution2, (..) * x + 8 * A, is one fma; the final steps of
-// both are rounded twice. Found by matching native's AVX2 weights bit for bit (7526 interior rows
-// of random sizes, both align_corners): every other choice of the last steps differs in a third
-// to three quarters of the rows. The innermost (A + 2) * x - (A + 3) and A * x - 5 * A gave the
-// same bits fused or not on every row tried; they are taken unfused.
+// every step but the last is one fma; the last step of each is rounded twice. Found by matching
+// native's AVX2 weights bit for bit: on 7526 interior rows of random sizes (both align_corners)
+// every other choice for the last steps and for the middle step of cubic_convolution2 differs
+// in a third to three quarters of the rows; the border rows of 4 -> 6 (align_corners) settle
+// the first step of cubic_convolution2. The first step of cubic_convolution1 gave the same bits
+// fused or not on every row tried; it is taken fused, like its twin.
 template <bool Fma, typename T>
 C10_HOST_DEVICE inline T cubic1(T x, T A) {
-  const T p = mul_rn(A + static_cast<T>(2), x) - (A + static_cast<T>(3));
+  const T p = mul_add<Fma>(A + static_cast<T>(2), x, -(A + static_cast<T>(3)));
   return mul_rn(mul_rn(p, x), x) + static_cast<T>(1);
 }
 template <bool Fma, typename T>
 C10_HOST_DEVICE inline T cubic2(T x, T A) {
-  const T p = mul_rn(A, x) - static_cast<T>(5) * A;
+  const T p = mul_add<Fma>(A, x, -(static_cast<T>(5) * A));
   const T q = mul_add<Fma>(p, x, static_cast<T>(8) * A);
   return mul_rn(q, x) - static_cast<T>(4) * A;
 }
