@@ -19,11 +19,6 @@ def test_realistic_float32(ins, kw):
     assert ok, f"max |resize_ad - native| = {err:.3g}"
 
 
-def test_opinfo_float32():
-    total, bad = float32_cases.check_opinfo()
-    assert total > 0 and not bad, f"{len(bad)} of {total} OpInfo samples differ: {bad[:5]}"
-
-
 @pytest.mark.parametrize("capability", CAPABILITIES)
 def test_float32_parity_under_capability(capability):
     """The realistic cases and the OpInfo samples in a process whose native kernels are the
