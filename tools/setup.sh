@@ -21,8 +21,8 @@ say "installing numpy, ninja"
 $PY -m pip install --quiet numpy ninja
 if [ "${1:-}" = "test" ]; then
   TV_SPEC=${RESIZE_AD_TORCHVISION:-torchvision==0.29.1}
-  say "installing the test dependencies (pytest, hypothesis, pillow, $TV_SPEC, opencv-python-headless)"
-  $PY -m pip install --quiet pytest hypothesis pillow "$TV_SPEC" opencv-python-headless
+  say "installing the test dependencies (pytest, hypothesis, pillow, expecttest, $TV_SPEC, opencv-python-headless)"
+  $PY -m pip install --quiet pytest hypothesis pillow expecttest "$TV_SPEC" opencv-python-headless
 fi
 
 # torch's build guesses CUDA_HOME from the nvcc on PATH; when that nvcc is a wrapper script

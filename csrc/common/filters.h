@@ -44,14 +44,8 @@ C10_HOST_DEVICE inline T area_pixel_compute_scale(int64_t in, int64_t out, bool 
   return compute_scales_value<T>(scale, in, out);
 }
 
-// UpSample.h: area_pixel_compute_source_index
-template <typename T>
-C10_HOST_DEVICE inline T area_pixel_compute_source_index(T scale, int64_t dst, bool align_corners,
-                                                         bool cubic) {
-  if (align_corners) return scale * dst;
-  T src = scale * (dst + static_cast<T>(0.5)) - static_cast<T>(0.5);
-  return (!cubic && src < static_cast<T>(0)) ? static_cast<T>(0) : src;
-}
+// UpSample.h area_pixel_compute_source_index is rows.h source_index (its rounding depends on
+// the contraction of native's kernel).
 
 // UpSample.h: guard_index_and_lambda (floorf on purpose: ATen floors in float precision).
 template <typename T>

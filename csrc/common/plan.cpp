@@ -24,7 +24,7 @@ void check_shape(const at::Tensor& t, const char* what, size_t expected_spatial)
 
 // The capability table's checks, in F.interpolate's order; then the options of the tables.
 Options checked_options(c10::string_view mode, int64_t spatial_rank, bool align_corners,
-                        bool antialias, at::ScalarType dtype, bool forward) {
+                        bool antialias, at::ScalarType dtype, bool forward, bool native_fma) {
   const ModeCaps& caps = mode_caps(mode);
   check_align_corners(caps, align_corners);
   check_antialias(mode, spatial_rank, antialias);
@@ -35,6 +35,7 @@ Options checked_options(c10::string_view mode, int64_t spatial_rank, bool align_
   opt.align_corners = align_corners;
   opt.antialias = antialias;
   opt.uint8 = dtype == at::kByte;
+  opt.fma = native_fma;
   // ATen computes uint8 bilinear/bicubic tables in double, uint8 nearest indices in float.
   opt.double_math = dtype == at::kDouble || (opt.uint8 && uint8_fixed_point(opt.mode));
   return opt;
@@ -295,7 +296,7 @@ at::Tensor resize_forward(const at::Tensor& input, at::IntArrayRef output_size,
                           const DeviceKernels& kernels) {
   check_shape(input, "input", output_size.size());
   const Options opt = checked_options(mode, input.dim() - 2, align_corners, antialias,
-                                      input.scalar_type(), /*forward=*/true);
+                                      input.scalar_type(), /*forward=*/true, kernels.native_fma);
   check_spatial_sizes(mode, input.sizes().slice(2), output_size, "output");
   std::vector<int64_t> out_sizes{input.size(0), input.size(1)};
   out_sizes.insert(out_sizes.end(), output_size.begin(), output_size.end());
@@ -320,7 +321,8 @@ at::Tensor resize_backward(const at::Tensor& grad_output, at::IntArrayRef input_
               grad_output.dim(), "-D");
   check_shape(grad_output, "grad_output", input_size.size() - 2);
   const Options opt = checked_options(mode, grad_output.dim() - 2, align_corners, antialias,
-                                      grad_output.scalar_type(), /*forward=*/false);
+                                      grad_output.scalar_type(), /*forward=*/false,
+                                      kernels.native_fma);
   TORCH_CHECK(grad_output.size(0) == input_size[0] && grad_output.size(1) == input_size[1],
               "resize_ad: grad_output batch and channel sizes ", grad_output.sizes().slice(0, 2),
               " do not match input_size ", input_size.slice(0, 2));

@@ -53,6 +53,9 @@ struct DeviceKernels {
   // The cost model takes the product gather when the product of the resampled axes' window
   // widths is at most this (0: only when forced).
   int64_t gather_max_taps = 0;
+  // Whether native's kernels on this device were compiled with multiply-adds contracted into
+  // FMAs (the tables then round as they do: common/rows.h).
+  bool native_fma = false;
 };
 
 struct Plan {

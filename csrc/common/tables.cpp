@@ -1,5 +1,7 @@
 #include "tables.h"
 
+#include <ATen/Version.h>
+
 #include "lru_cache.h"
 
 #include <c10/util/Exception.h>
@@ -12,6 +14,8 @@
 #include <atomic>
 #include <cstring>
 
+#include "rows.h"
+
 namespace resize_ad {
 namespace {
 
@@ -20,105 +24,6 @@ struct Row {
   std::vector<double> w;
   double wmax = -1.0;  // uint8 tables: the value ATen's int16 precision is derived from
 };
-
-// Nearest: ATen cpu/UpSampleKernel.cpp HelperInterpNearest::compute_indices_weights
-// (source index scale * o, floored in float). Native's channels-last CPU kernel uses
-// UpSample.h nearest_idx instead, which copies when out == in and halves when out == 2 * in
-// whatever the scale: that is this formula with the scale absent, and resize_ad.interpolate
-// drops the scale of those axes when native would (functional._nearest_scales).
-template <typename T>
-Row nearest_row(int64_t o, int64_t in, int64_t out, double s) {
-  T scale = area_pixel_compute_scale<T>(in, out, false, s);
-  T real = area_pixel_compute_source_index<T>(scale, o, /*align_corners=*/true, false);
-  int64_t i = static_cast<int64_t>(floorf(static_cast<float>(real)));
-  return {std::min(i, in - 1), {1.0}};
-}
-
-// Nearest-exact: HelperInterpNearestExact (round half up of the pixel-centre index).
-template <typename T>
-Row nearest_exact_row(int64_t o, int64_t in, int64_t out, double s) {
-  T scale = area_pixel_compute_scale<T>(in, out, false, s);
-  T real = area_pixel_compute_source_index<T>(scale, o, /*align_corners=*/false, false);
-  int64_t i = static_cast<int64_t>(floorf(static_cast<float>(real + 0.5)));
-  return {std::min(i, in - 1), {1.0}};
-}
-
-// Linear: UpSample.h compute_source_index_and_lambda.
-template <typename T>
-Row linear_row(int64_t o, int64_t in, int64_t out, bool ac, double s) {
-  if (in == out) return {o, {1.0}};
-  T scale = area_pixel_compute_scale<T>(in, out, ac, s);
-  T real = area_pixel_compute_source_index<T>(scale, o, ac, /*cubic=*/false);
-  int64_t i0;
-  T l1;
-  guard_index_and_lambda(real, in, i0, l1);
-  T l0 = T(1) - l1;
-  if (i0 < in - 1) return {i0, {static_cast<double>(l0), static_cast<double>(l1)}};
-  // Both taps read the last pixel (ATen's offset 0): one tap holding both weights.
-  return {i0, {static_cast<double>(l0) + static_cast<double>(l1)}};
-}
-
-// Bicubic (A = -0.75, border taps replicated): HelperInterpCubic::compute_indices_weights.
-template <typename T>
-Row cubic_row(int64_t o, int64_t in, int64_t out, bool ac, double s) {
-  T scale = area_pixel_compute_scale<T>(in, out, ac, s);
-  T real = area_pixel_compute_source_index<T>(scale, o, ac, /*cubic=*/true);
-  int64_t i;
-  T t;
-  guard_index_and_lambda(real, in, i, t);
-  const T A = static_cast<T>(-0.75);
-  T c[4] = {cubic_convolution2<T>(t + T(1), A), cubic_convolution1<T>(t, A),
-            cubic_convolution1<T>(T(1) - t, A), cubic_convolution2<T>(T(2) - t, A)};
-  auto clampi = [in](int64_t v) { return std::max<int64_t>(0, std::min<int64_t>(v, in - 1)); };
-  int64_t lo = clampi(i - 1), hi = clampi(i + 2);
-  Row r{lo, std::vector<double>(hi - lo + 1, 0.0)};
-  for (int j = 0; j < 4; ++j) r.w[clampi(i - 1 + j) - lo] += static_cast<double>(c[j]);
-  return r;
-}
-
-// uint8 bilinear / bicubic without antialias: UpSampleKernel.cpp
-// HelperInterpBase::_compute_indices_min_size_weights with scalar_t = double. The weights of
-// taps outside the input are accumulated onto the border pixels (as the float path's clamped
-// indices do), and the running maximum of the accumulated weights is what ATen derives the
-// int16 precision of the axis from.
-double u8_filter(Mode mode, double x) {
-  x = std::abs(x);
-  if (mode == Mode::Linear) return x < 1.0 ? 1.0 - x : 0.0;
-  const double a = -0.75;  // aa_filter<double, use_keys_cubic=false>
-  if (x < 1.0) return cubic_convolution1<double>(x, a);
-  if (x < 2.0) return cubic_convolution2<double>(x, a);
-  return 0.0;
-}
-
-Row u8_row(Mode mode, int64_t o, int64_t in, int64_t out, bool ac, double s) {
-  const bool cubic = mode == Mode::Cubic;
-  const int64_t interp = cubic ? 4 : 2;
-  const double scale = area_pixel_compute_scale<double>(in, out, ac, s);
-  const double real = area_pixel_compute_source_index<double>(scale, o, ac, cubic);
-  int64_t index;
-  double lambda;
-  guard_index_and_lambda(real, in, index, lambda);
-  const int64_t support = interp / 2;
-  const int64_t umin = index - support + 1, umax = index + support + 1;
-  const int64_t xmin = std::max<int64_t>(umin, 0);
-  const int64_t xsize = std::clamp<int64_t>(std::min<int64_t>(umax, in) - xmin, 0, interp);
-  std::vector<double> w(interp, 0.0);
-  double wmax = 0.0;
-  int64_t wi = 0;
-  for (int64_t j = 0; j < interp; ++j) {
-    const double v = u8_filter(mode, static_cast<double>(j + 1 - support) - lambda);
-    if (umin + j <= 0) {
-      wi = 0;
-    } else if (umin + j >= in - 1) {
-      wi = xsize - 1;
-    }
-    w[wi] += v;
-    wmax = std::max(wmax, w[wi]);
-    ++wi;
-  }
-  w.resize(xsize);
-  return {xmin, std::move(w), wmax};
-}
 
 // ATen _compute_index_ranges_int16_weights: the largest precision p (< 22) with
 // round(wmax * 2^(p + 1)) < 2^15, each weight rounded half away from zero to an int16 n, so
@@ -149,45 +54,6 @@ int quantize_u8(std::vector<Row>& rows) {
   return std::max(p, 1);
 }
 
-// Area: adaptive average pooling bins [floor(o*I/O), ceil((o+1)*I/O)). The products are taken
-// in 128 bits: o * I overflows int64 once I * O > 2^63.
-Row area_row(int64_t o, int64_t in, int64_t out) {
-  using wide = __int128;
-  const int64_t a = static_cast<int64_t>(static_cast<wide>(o) * in / out);
-  const int64_t b = static_cast<int64_t>((static_cast<wide>(o + 1) * in + out - 1) / out);
-  return {a, std::vector<double>(b - a, 1.0 / static_cast<double>(b - a))};
-}
-
-// PIL-style window (antialias and the extra filters): UpSampleKernel.cpp
-// _compute_index_ranges_weights / _compute_indices_min_size_weights_aa, PIL precompute_coeffs.
-// Like native's separable antialias kernel, an axis whose size does not change is copied,
-// whatever scale was passed.
-template <typename T>
-Row filter_row(Mode mode, bool stretch, int64_t o, int64_t in, int64_t out, bool ac, double s) {
-  if (in == out) return {o, {1.0}};
-  T scale = area_pixel_compute_scale<T>(in, out, ac, s);
-  const double radius = filter_radius(mode);
-  const bool wide = stretch && scale >= T(1);
-  T support = wide ? static_cast<T>(radius * scale) : static_cast<T>(radius);
-  const int64_t max_taps = static_cast<int64_t>(std::ceil(static_cast<double>(support))) * 2 + 1;
-  T invscale = wide ? static_cast<T>(1.0 / static_cast<double>(scale)) : T(1);
-  T center = static_cast<T>(static_cast<double>(scale) * (o + 0.5));
-  int64_t xmin = std::max<int64_t>(static_cast<int64_t>((center - support) + 0.5), 0);
-  int64_t xsize = std::min<int64_t>(static_cast<int64_t>((center + support) + 0.5), in) - xmin;
-  xsize = std::max<int64_t>(0, std::min<int64_t>(xsize, max_taps));
-  Row r{xmin, std::vector<double>(xsize)};
-  T total = 0;
-  std::vector<T> w(xsize);
-  for (int64_t j = 0; j < xsize; ++j) {
-    T arg = static_cast<T>((static_cast<T>(j + xmin) - center + 0.5) * invscale);
-    w[j] = filter_value<T>(mode, arg);
-    total += w[j];
-  }
-  for (int64_t j = 0; j < xsize; ++j) r.w[j] = static_cast<double>(total != T(0) ? w[j] / total : w[j]);
-  if (xsize == 0) r.start = std::min<int64_t>(xmin, in - 1);
-  return r;
-}
-
 // Precision of a mode's table arithmetic. The modes native torch has (linear, cubic, lanczos)
 // follow ATen's opmath type (float for float32 and the half types), so float32 results match
 // native's. The filters only PIL or TF define are computed in double for every dtype, as PIL's
@@ -206,26 +72,47 @@ bool table_in_double(const Options& opt) {
   }
 }
 
+// The fixed per-axis inputs of the row formulas (rows.h), as native derives them: the scale by
+// UpSample.h area_pixel_compute_scale in T; for the PIL-style windows the support, the inverse
+// scale and the tap bound of UpSampleKernel.cpp _compute_index_ranges_weights.
 template <typename T>
-Row make_row(const Options& opt, int64_t o, int64_t in, int64_t out, double s) {
-  if (opt.uint8 && (opt.mode == Mode::Linear || opt.mode == Mode::Cubic) && !opt.antialias) {
-    // ATen's separable uint8 kernel copies an axis whose size does not change.
-    if (in == out) return {o, {1.0}};
-    return u8_row(opt.mode, o, in, out, opt.align_corners, s);
+rows::AxisParams<T> axis_params(const Options& opt, int64_t in, int64_t out, double s) {
+  rows::AxisParams<T> p;
+  p.mode = opt.mode;
+  const bool nearest = opt.mode == Mode::Nearest || opt.mode == Mode::NearestExact;
+  p.align_corners = opt.align_corners && !nearest;
+  p.stretch = opt.antialias;
+  p.uint8 = opt.uint8 && (opt.mode == Mode::Linear || opt.mode == Mode::Cubic) && !opt.antialias;
+  p.in = in;
+  p.out = out;
+  p.scale = area_pixel_compute_scale<T>(in, out, p.align_corners, s);
+  const double radius = filter_radius(opt.mode);
+  const bool wide = p.stretch && p.scale >= T(1);
+  p.support = wide ? static_cast<T>(radius * p.scale) : static_cast<T>(radius);
+  p.max_taps = static_cast<int64_t>(std::ceil(static_cast<double>(p.support))) * 2 + 1;
+  p.invscale = wide ? static_cast<T>(1.0 / static_cast<double>(p.scale)) : T(1);
+  return p;
+}
+
+template <bool Fma, typename T>
+std::vector<Row> make_rows(const Options& opt, int64_t in, int64_t out, double s) {
+  const rows::AxisParams<T> p = axis_params<T>(opt, in, out, s);
+  std::vector<double> buf(rows::row_capacity(p));
+  std::vector<Row> result;
+  result.reserve(out);
+  for (int64_t o = 0; o < out; ++o) {
+    int64_t start = 0;
+    double wmax = -1.0;
+    const int64_t n = rows::table_row<Fma>(p, o, start, buf.data(), wmax);
+    result.push_back({start, std::vector<double>(buf.begin(), buf.begin() + n), wmax});
   }
-  switch (opt.mode) {
-    case Mode::Nearest: return nearest_row<T>(o, in, out, s);
-    case Mode::NearestExact: return nearest_exact_row<T>(o, in, out, s);
-    case Mode::Area: return area_row(o, in, out);
-    case Mode::Linear:
-      return opt.antialias ? filter_row<T>(opt.mode, true, o, in, out, opt.align_corners, s)
-                           : linear_row<T>(o, in, out, opt.align_corners, s);
-    case Mode::Cubic:
-      return opt.antialias ? filter_row<T>(opt.mode, true, o, in, out, opt.align_corners, s)
-                           : cubic_row<T>(o, in, out, opt.align_corners, s);
-    default:
-      return filter_row<T>(opt.mode, opt.antialias, o, in, out, opt.align_corners, s);
-  }
+  return result;
+}
+
+std::vector<Row> make_rows(const Options& opt, int64_t in, int64_t out, double s) {
+  if (table_in_double(opt))
+    return opt.fma ? make_rows<true, double>(opt, in, out, s) : make_rows<false, double>(opt, in, out, s);
+  return opt.fma ? make_rows<true, float>(opt, in, out, s) : make_rows<false, float>(opt, in, out, s);
 }
 
 // Drops the exact-zero weights at both ends of a row. A weight of exactly 0 means the output
@@ -242,17 +129,27 @@ void trim_zeros(Row& r, int64_t in) {
 
 }  // namespace
 
+bool native_cpu_kernels_fma() {
+  // x86: the DEFAULT kernels target SSE2 only (no FMA instructions, nothing to contract into);
+  // AVX2 and AVX512 are built with -mfma. Elsewhere (aarch64, ppc64le, s390x) FMA is part of the
+  // base instruction set and GCC contracts in every kernel.
+  static const bool fma = [] {
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
+    return at::get_cpu_capability() != "DEFAULT";
+#else
+    return true;
+#endif
+  }();
+  return fma;
+}
+
 AxisTable build_table(const Options& opt, int64_t in, int64_t out, double s) {
   TORCH_CHECK(in > 0 && out > 0, "resize_ad: input and output sizes should be greater than 0, got input ",
               in, " and output ", out);
   AxisTable t;
   t.in_size = in;
   t.out_size = out;
-  std::vector<Row> rows;
-  rows.reserve(out);
-  for (int64_t o = 0; o < out; ++o)
-    rows.push_back(table_in_double(opt) ? make_row<double>(opt, o, in, out, s)
-                                        : make_row<float>(opt, o, in, out, s));
+  std::vector<Row> rows = make_rows(opt, in, out, s);
   if (opt.uint8 && uint8_fixed_point(opt.mode))
     t.precision = quantize_u8(rows);
   for (auto& r : rows) trim_zeros(r, in);
@@ -411,12 +308,13 @@ struct TableKey {
   Mode mode;
   bool align_corners, antialias, double_math, transposed;
   bool uint8;
+  bool fma;
   int64_t in, out;
   double scale;  // 0 when absent
   bool operator==(const TableKey& o) const {
     return mode == o.mode && align_corners == o.align_corners && antialias == o.antialias &&
            double_math == o.double_math && transposed == o.transposed &&
-           uint8 == o.uint8 && in == o.in && out == o.out &&
+           uint8 == o.uint8 && fma == o.fma && in == o.in && out == o.out &&
            std::memcmp(&scale, &o.scale, sizeof(double)) == 0;
   }
 };
@@ -455,7 +353,7 @@ std::vector<std::shared_ptr<const AxisTable>> cached_tables(
   for (size_t d = 0; d < in_spatial.size(); ++d) {
     const double s = scales.has_value() && (*scales)[d] > 0 ? (*scales)[d] : 0.0;
     const TableKey key{opt.mode, opt.align_corners, opt.antialias, opt.double_math, transposed,
-                       opt.uint8, in_spatial[d], out_spatial[d], s};
+                       opt.uint8, opt.fma, in_spatial[d], out_spatial[d], s};
     tables.push_back(cache->get(key, [&] { return make_table(opt, key, d); }, table_bytes));
   }
   return tables;

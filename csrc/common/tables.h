@@ -50,7 +50,14 @@ struct Options {
   // _compute_index_ranges_int16_weights: double math, an axis whose size does not change is
   // skipped, weights quantised to int16); nearest tables are the float ones.
   bool uint8 = false;
+  // Round a * b + c once where native's kernel is compiled with FMA contraction (rows.h): on the
+  // CPU, native_cpu_kernels_fma(); nvcc contracts too.
+  bool fma = false;
 };
+
+// Whether the CPU kernels torch dispatches to in this process (its CPU capability, fixed at
+// start-up) contract a * b + c into fused multiply-adds.
+bool native_cpu_kernels_fma();
 
 // Modes with a uint8 forward, as native torch has them: nearest and nearest-exact copy
 // elements; linear, cubic and lanczos run ATen's int16 fixed-point arithmetic.

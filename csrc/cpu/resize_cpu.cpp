@@ -304,6 +304,7 @@ const DeviceKernels& cpu_kernels() {
     d.line_sweep = line_sweep_cpu;
     d.product_gather = product_gather_cpu;
     d.gather_max_taps = 0;
+    d.native_fma = native_cpu_kernels_fma();
     return d;
   }();
   return k;

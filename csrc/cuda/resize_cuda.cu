@@ -276,6 +276,7 @@ const DeviceKernels& cuda_kernels() {
     d.pass = axis_pass_cuda;
     d.product_gather = product_gather_cuda;
     d.gather_max_taps = 16;
+    d.native_fma = true;  // nvcc contracts native's kernels (--fmad=true is its default)
     return d;
   }();
   return k;
