@@ -78,6 +78,7 @@ class _BandApply(torch.autograd.Function):
     def setup_context(ctx, inputs, output):
         x, start, w, dim = inputs
         ctx.save_for_backward(x, start, w)
+        ctx.save_for_forward(x, start, w)
         ctx.dim = dim
 
     @staticmethod
@@ -109,6 +110,7 @@ class _BandApplyT(torch.autograd.Function):
     def setup_context(ctx, inputs, output):
         g, start, w, dim, input_length = inputs
         ctx.save_for_backward(g, start, w)
+        ctx.save_for_forward(g, start, w)
         ctx.dim, ctx.input_length = dim, input_length
 
     @staticmethod
@@ -140,6 +142,7 @@ class _BandWeightGrad(torch.autograd.Function):
     def setup_context(ctx, inputs, output):
         g, x, start, dim, taps = inputs
         ctx.save_for_backward(g, x, start)
+        ctx.save_for_forward(g, x, start)
         ctx.dim, ctx.taps = dim, taps
 
     @staticmethod

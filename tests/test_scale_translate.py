@@ -106,7 +106,7 @@ def test_matches_jax():
     jax.config.update("jax_enable_x64", True)
     jnp = jax.numpy
     worst = [0.0] * 4
-    for in_shape, out_shape, dims, s, t, method, aa, rng in _configs(40, 2):
+    for in_shape, out_shape, dims, s, t, method, aa, rng in _configs(12, 2):
         x = rng.standard_normal(in_shape)
         g = rng.standard_normal(out_shape)
 
@@ -129,7 +129,7 @@ def test_matches_jax_jvp_and_hessian():
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)
     jnp = jax.numpy
-    for in_shape, out_shape, dims, s, t, method, aa, rng in _configs(8, 3):
+    for in_shape, out_shape, dims, s, t, method, aa, rng in _configs(4, 3):
         x = rng.standard_normal(in_shape)
         g = rng.standard_normal(out_shape)
         tx, ts, tt_ = rng.standard_normal(in_shape), rng.standard_normal(len(dims)), rng.standard_normal(len(dims))
@@ -160,9 +160,11 @@ def test_matches_jax_jvp_and_hessian():
 
 _GRAD_CASES = [
     # (in, out, scale, translation, method, antialias): up, down with antialias, shifts.
-    ((2, 5, 4), (2, 7, 6), (1.6, 1.3), (0.3, -0.45), "linear", True),
-    ((1, 7, 6), (1, 4, 3), (0.55, 0.45), (0.2, 0.35), "cubic", True),
-    ((2, 6, 5), (2, 6, 7), (1.15, 1.4), (-0.7, 0.25), "lanczos3", False),
+    # Shifts keep every sample off the integers (kinks of the triangle filter) and off the
+    # edges -0.5 and in - 0.5 (where outputs switch to zero).
+    ((1, 5, 4), (1, 7, 6), (1.6, 1.3), (0.3, -0.37), "linear", True),
+    ((1, 6, 5), (1, 4, 3), (0.55, 0.45), (0.23, 0.35), "cubic", True),
+    ((1, 5, 4), (1, 5, 6), (1.15, 1.4), (-0.7, 0.25), "lanczos3", False),
     ((1, 6), (1, 5), (0.8,), (0.6,), "lanczos5", True),
 ]
 
