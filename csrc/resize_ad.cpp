@@ -206,4 +206,11 @@ TORCH_LIBRARY(resize_ad, m) {
   m.def(
       "resize_backward(Tensor grad_output, SymInt[] input_size, str mode, bool align_corners, "
       "float[]? scales, bool antialias) -> Tensor");
+  // Banded tables along one axis (common/band.h), the kernels of scale_and_translate:
+  // y = band_apply(x), its transpose (the derivative in x) and its weight gradient.
+  m.def("band_apply(Tensor x, Tensor start, Tensor weight, int dim) -> Tensor");
+  m.def(
+      "band_apply_transposed(Tensor grad, Tensor start, Tensor weight, int dim, "
+      "SymInt input_length) -> Tensor");
+  m.def("band_weight_grad(Tensor grad, Tensor x, Tensor start, int dim, SymInt taps) -> Tensor");
 }

@@ -31,6 +31,7 @@ _load_library()
 from . import autograd as _autograd  # noqa: E402,F401  (autograd, fake and vmap registrations)
 from .capabilities import FILTER_MODES, MODES  # noqa: E402
 from .functional import interpolate  # noqa: E402
+from .geometry import SCALE_TRANSLATE_METHODS, scale_and_translate  # noqa: E402
 from .modules import Upsample  # noqa: E402
 from .patch import is_patched, patch, unpatch  # noqa: E402
 
@@ -41,4 +42,5 @@ def has_cuda_kernels() -> bool:
 
 
 __version__ = "0.1.0"
-__all__ = ["interpolate", "Upsample", "patch", "unpatch", "is_patched", "MODES", "FILTER_MODES", "has_cuda_kernels"]
+__all__ = ["interpolate", "Upsample", "patch", "unpatch", "is_patched", "MODES", "FILTER_MODES", "has_cuda_kernels",
+           "scale_and_translate", "SCALE_TRANSLATE_METHODS"]

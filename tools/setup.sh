@@ -2,7 +2,7 @@
 # Installs resize_ad and what it needs into the current Python, on a fresh machine.
 #   bash tools/setup.sh          torch, numpy, ninja, then the extension (editable)
 #   bash tools/setup.sh test     the same plus the test dependencies (pytest, hypothesis,
-#                                pillow, torchvision, opencv-python-headless)
+#                                pillow, expecttest, torchvision, opencv-python-headless, jax)
 # Builds the CUDA kernels when torch has CUDA and a CUDA toolkit is found (CUDA_HOME, or the
 # toolkit behind the nvcc on PATH); RESIZE_AD_CPU_ONLY=1 skips them. The CUDA architectures are
 # torch's choice (the visible GPU's, or torch's default list when none is visible) unless
@@ -21,8 +21,8 @@ say "installing numpy, ninja"
 $PY -m pip install --quiet numpy ninja
 if [ "${1:-}" = "test" ]; then
   TV_SPEC=${RESIZE_AD_TORCHVISION:-torchvision==0.29.1}
-  say "installing the test dependencies (pytest, hypothesis, pillow, expecttest, $TV_SPEC, opencv-python-headless)"
-  $PY -m pip install --quiet pytest hypothesis pillow expecttest "$TV_SPEC" opencv-python-headless
+  say "installing the test dependencies (pytest, hypothesis, pillow, expecttest, $TV_SPEC, opencv-python-headless, jax)"
+  $PY -m pip install --quiet pytest hypothesis pillow expecttest "$TV_SPEC" opencv-python-headless jax
 fi
 
 # torch's build guesses CUDA_HOME from the nvcc on PATH; when that nvcc is a wrapper script
