@@ -10,6 +10,7 @@ importable, cv2.resize is timed on the 2-D float32 cases whose maths it shares (
 
     python benchmarks/bench_interpolate.py                 # full run, CPU (+ CUDA if present)
     python benchmarks/bench_interpolate.py --quick         # short run
+    python benchmarks/bench_interpolate.py --quick --thp   # both sides on huge-page allocations
     python benchmarks/bench_interpolate.py --cases unet,aa --json out.json --plot out.png
 
 Progress goes to stderr; the markdown table goes to stdout.
@@ -244,7 +245,7 @@ def markdown(rows: List[dict], meta: dict) -> str:
         rs = [r for r in rows if r["device"] == device]
         bw = meta["copy_bandwidth_GBps"][device]
         out.append(f"### {device}: {meta['device_name'][device]}, {meta['threads']} threads, "
-                   f"copy bandwidth {bw:.1f} GB/s\n")
+                   f"copy bandwidth {bw:.1f} GB/s, CPU allocator {meta['allocator']}\n")
         has_cv2 = any(r.get("cv2_ms") for r in rs)
         hdr = ["case", "what", "dtype", "fwd native ms", "fwd ours ms", "fwd speed-up", "fwd floor %",
                "f+b native ms", "f+b ours ms", "f+b speed-up", "f+b floor %"]
@@ -323,7 +324,14 @@ def main(argv=None) -> int:
     p.add_argument("--json", metavar="FILE", help="write the numbers as JSON")
     p.add_argument("--plot", metavar="FILE.png", help="draw the speed-ups (needs matplotlib)")
     p.add_argument("--list", action="store_true", help="list the cases and exit")
+    p.add_argument("--thp", action="store_true",
+                   help="run with THP_MEM_ALLOC_ENABLE=1: torch's CPU allocator backs large tensors "
+                        "with transparent huge pages, for native and resize_ad alike")
     a = p.parse_args(argv)
+    if a.thp and os.environ.get("THP_MEM_ALLOC_ENABLE") != "1":
+        # torch reads the variable when its allocator starts: run again with it set.
+        os.environ["THP_MEM_ALLOC_ENABLE"] = "1"
+        os.execv(sys.executable, [sys.executable, os.path.abspath(__file__)] + list(argv or sys.argv[1:]))
 
     if a.plot:  # fail before the run, not after it
         try:
@@ -358,6 +366,7 @@ def main(argv=None) -> int:
                 machine=platform.machine(), threads=torch.get_num_threads(),
                 cpu_capability=torch.backends.cpu.get_cpu_capability(),
                 cv2=getattr(cv2, "__version__", None), repeats=repeats, min_time=min_time,
+                allocator="THP_MEM_ALLOC_ENABLE=1" if os.environ.get("THP_MEM_ALLOC_ENABLE") == "1" else "default",
                 command=" ".join([os.path.basename(sys.executable)] + sys.argv),
                 copy_bandwidth_GBps={}, device_name={})
     rows = []

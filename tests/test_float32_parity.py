@@ -7,7 +7,7 @@ import sys
 import pytest
 
 import float32_cases
-from capabilities import CAPABILITIES
+from cpu_capabilities import CPU_CAPABILITIES as CAPABILITIES
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -17,7 +17,7 @@ import textwrap
 
 import pytest
 
-from capabilities import CAPABILITIES
+from cpu_capabilities import CPU_CAPABILITIES as CAPABILITIES
 
 _SCRIPT = textwrap.dedent(r"""
     import collections, itertools, sys, torch, torch.nn.functional as F

@@ -49,4 +49,38 @@ inline void check_band_weight(const char* op, const at::Tensor& t, const at::Ten
               weight.device());
 }
 
+// The arguments of each op, as both devices check them.
+inline void check_band_apply_args(const at::Tensor& x, const at::Tensor& start,
+                                  const at::Tensor& weight, int64_t dim) {
+  check_band_table("band_apply", x, start, dim);
+  check_band_weight("band_apply", x, start, weight);
+}
+
+inline void check_band_apply_transposed_args(const at::Tensor& g, const at::Tensor& start,
+                                             const at::Tensor& weight, int64_t dim,
+                                             int64_t input_length) {
+  check_band_table("band_apply_transposed", g, start, dim);
+  check_band_weight("band_apply_transposed", g, start, weight);
+  TORCH_CHECK(g.size(dim) == start.size(0), "band_apply_transposed: grad has ", g.size(dim),
+              " entries along dim ", dim, " but the table has ", start.size(0), " rows");
+  TORCH_CHECK(input_length >= 0, "band_apply_transposed: input_length must be >= 0, got ",
+              input_length);
+}
+
+inline void check_band_weight_grad_args(const at::Tensor& g, const at::Tensor& x,
+                                        const at::Tensor& start, int64_t dim, int64_t taps) {
+  check_band_table("band_weight_grad", g, start, dim);
+  TORCH_CHECK(x.dim() == g.dim() && x.scalar_type() == g.scalar_type() &&
+                  x.device() == g.device(),
+              "band_weight_grad: grad and x must have the same rank, dtype and device, got ",
+              g.sizes(), " ", g.scalar_type(), " and ", x.sizes(), " ", x.scalar_type());
+  for (int64_t d = 0; d < g.dim(); ++d) {
+    TORCH_CHECK(d == dim || g.size(d) == x.size(d), "band_weight_grad: grad ", g.sizes(),
+                " and x ", x.sizes(), " may differ only along dim ", dim);
+  }
+  TORCH_CHECK(g.size(dim) == start.size(0), "band_weight_grad: grad has ", g.size(dim),
+              " entries along dim ", dim, " but the table has ", start.size(0), " rows");
+  TORCH_CHECK(taps >= 0, "band_weight_grad: taps must be >= 0, got ", taps);
+}
+
 }  // namespace resize_ad

@@ -118,8 +118,7 @@ void check_non_decreasing(const char* op, const at::Tensor& start) {
 
 at::Tensor band_apply_cpu(const at::Tensor& x_, const at::Tensor& start_, const at::Tensor& weight_,
                           int64_t dim) {
-  check_band_table("band_apply", x_, start_, dim);
-  check_band_weight("band_apply", x_, start_, weight_);
+  check_band_apply_args(x_, start_, weight_, dim);
   const at::Tensor x = x_.contiguous(), start = start_.contiguous(), w = weight_.contiguous();
   const int64_t O = start.size(0), K = w.size(1), I = x.size(dim);
   at::Tensor y = at::empty(with_length(x, dim, O), x.options());
@@ -136,12 +135,7 @@ at::Tensor band_apply_cpu(const at::Tensor& x_, const at::Tensor& start_, const 
 at::Tensor band_apply_transposed_cpu(const at::Tensor& g_, const at::Tensor& start_,
                                      const at::Tensor& weight_, int64_t dim,
                                      int64_t input_length) {
-  check_band_table("band_apply_transposed", g_, start_, dim);
-  check_band_weight("band_apply_transposed", g_, start_, weight_);
-  TORCH_CHECK(g_.size(dim) == start_.size(0), "band_apply_transposed: grad has ", g_.size(dim),
-              " entries along dim ", dim, " but the table has ", start_.size(0), " rows");
-  TORCH_CHECK(input_length >= 0, "band_apply_transposed: input_length must be >= 0, got ",
-              input_length);
+  check_band_apply_transposed_args(g_, start_, weight_, dim, input_length);
   const at::Tensor g = g_.contiguous(), start = start_.contiguous(), w = weight_.contiguous();
   check_non_decreasing("band_apply_transposed", start);
   const int64_t O = start.size(0), K = w.size(1);
@@ -160,18 +154,7 @@ at::Tensor band_apply_transposed_cpu(const at::Tensor& g_, const at::Tensor& sta
 
 at::Tensor band_weight_grad_cpu(const at::Tensor& g_, const at::Tensor& x_,
                                 const at::Tensor& start_, int64_t dim, int64_t taps) {
-  check_band_table("band_weight_grad", g_, start_, dim);
-  TORCH_CHECK(x_.dim() == g_.dim() && x_.scalar_type() == g_.scalar_type() &&
-                  x_.device() == g_.device(),
-              "band_weight_grad: grad and x must have the same rank, dtype and device, got ",
-              g_.sizes(), " ", g_.scalar_type(), " and ", x_.sizes(), " ", x_.scalar_type());
-  for (int64_t d = 0; d < g_.dim(); ++d) {
-    TORCH_CHECK(d == dim || g_.size(d) == x_.size(d), "band_weight_grad: grad ", g_.sizes(),
-                " and x ", x_.sizes(), " may differ only along dim ", dim);
-  }
-  TORCH_CHECK(g_.size(dim) == start_.size(0), "band_weight_grad: grad has ", g_.size(dim),
-              " entries along dim ", dim, " but the table has ", start_.size(0), " rows");
-  TORCH_CHECK(taps >= 0, "band_weight_grad: taps must be >= 0, got ", taps);
+  check_band_weight_grad_args(g_, x_, start_, dim, taps);
   const at::Tensor g = g_.contiguous(), x = x_.contiguous(), start = start_.contiguous();
   const int64_t O = start.size(0), I = x.size(dim);
   at::Tensor gw = at::empty({O, taps}, g.options());

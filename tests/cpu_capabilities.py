@@ -15,7 +15,7 @@ def _cpu_flags():
     return set()
 
 
-def _capabilities():
+def _cpu_capabilities():
     if platform.machine() not in ("x86_64", "AMD64"):
         return ["DEFAULT"]
     flags = _cpu_flags()
@@ -27,4 +27,4 @@ def _capabilities():
     return caps
 
 
-CAPABILITIES = _capabilities()
+CPU_CAPABILITIES = _cpu_capabilities()
