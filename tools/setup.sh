@@ -35,7 +35,15 @@ if [ -z "${CUDA_HOME:-}" ] && [ "${RESIZE_AD_CPU_ONLY:-0}" != "1" ]; then
     fi
   done
 fi
-[ -n "${CUDA_HOME:-}" ] && say "CUDA toolkit at $CUDA_HOME (architectures: ${TORCH_CUDA_ARCH_LIST:-torch's choice})"
+if [ -n "${CUDA_HOME:-}" ] && [ -z "${TORCH_CUDA_ARCH_LIST:-}" ]; then
+  # torch's build targets the visible GPUs; with none visible it has no list of its own, so
+  # take the architectures this torch was built for (its kernels run there, ours should too).
+  archs=$($PY -c "import torch
+if torch.cuda.device_count() == 0:
+    print(';'.join(f'{a[3:-1]}.{a[-1]}' for a in torch.cuda.get_arch_list() if a.startswith('sm_')))" 2>/dev/null || true)
+  [ -n "$archs" ] && export TORCH_CUDA_ARCH_LIST="$archs"
+fi
+[ -n "${CUDA_HOME:-}" ] && say "CUDA toolkit at $CUDA_HOME (architectures: ${TORCH_CUDA_ARCH_LIST:-the visible GPUs'})"
 export MAX_JOBS=${MAX_JOBS:-2}
 
 # The build's inputs: the sources, the build script, torch, and the switches that change it.

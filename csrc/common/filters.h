@@ -1,11 +1,9 @@
-// Index and weight math for every resize mode, in one place for the CPU and CUDA builds.
-//
-// The formulas mirror ATen's torch/include/ATen/native/UpSample.h (compute_scales_value,
-// area_pixel_compute_scale, area_pixel_compute_source_index, guard_index_and_lambda,
-// cubic_convolution1/2) and the antialias helper of aten/src/ATen/native/cpu/UpSampleKernel.cpp
-// (HelperInterpBase::_compute_indices_min_size_weights_aa), which itself follows PIL's
-// src/libImaging/Resample.c (precompute_coeffs). They are templated on the arithmetic type so
-// that the table builder can reproduce ATen's float/double promotions exactly.
+// The modes' table families, the scale and index helpers of ATen's UpSample.h
+// (compute_scales_value, area_pixel_compute_scale, guard_index_and_lambda) and the filters of
+// the PIL-style windows, for the CPU and CUDA builds alike. The row formulas that use them, in
+// native's exact rounding, are rows.h (the cubic polynomials live there: their rounding depends
+// on the contraction). Templated on the arithmetic type so that the table builder reproduces
+// ATen's float/double promotions exactly.
 #pragma once
 
 #include <c10/macros/Macros.h>
@@ -56,16 +54,6 @@ C10_HOST_DEVICE inline void guard_index_and_lambda(T real, int64_t in, int64_t& 
   lambda = l < T(0) ? T(0) : (l > T(1) ? T(1) : l);
 }
 
-// UpSample.h: cubic_convolution1 / cubic_convolution2
-template <typename T>
-C10_HOST_DEVICE inline T cubic_convolution1(T x, T A) {
-  return ((A + 2) * x - (A + 3)) * x * x + 1;
-}
-template <typename T>
-C10_HOST_DEVICE inline T cubic_convolution2(T x, T A) {
-  return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
-}
-
 // Filters of the PIL-style (antialias) windows, evaluated at a distance x in input pixels
 // (already divided by the stretch). Sources: PIL Resample.c (box, bilinear, hamming, bicubic,
 // lanczos), ATen UpSampleKernel.cpp (aa_filter), TF's image_resizer_state / sampling_kernels.h
@@ -88,18 +76,13 @@ C10_HOST_DEVICE inline T lanczos(T ax, int a) {
                    : T(0);
 }
 
+// Keys' cubic (Mode::Cubic) is rows.h's window_filter: its rounding depends on the contraction.
 template <typename T>
 C10_HOST_DEVICE inline T filter_value(Mode mode, T x) {
   T ax = x < T(0) ? -x : x;
   switch (mode) {
     case Mode::Linear:
       return ax < T(1) ? T(1) - ax : T(0);
-    case Mode::Cubic: {  // Keys a = -0.5 (PIL, ATen aa_filter<use_keys_cubic=true>)
-      const T a = static_cast<T>(-0.5);
-      if (ax < T(1)) return cubic_convolution1(ax, a);
-      if (ax < T(2)) return cubic_convolution2(ax, a);
-      return T(0);
-    }
     case Mode::Box:  // PIL box_filter: 1 on (-0.5, 0.5]
       return (x > T(-0.5) && x <= T(0.5)) ? T(1) : T(0);
     case Mode::Hamming: {  // PIL hamming_filter, with its float constants 0.54f and 0.46f
