@@ -41,9 +41,11 @@ if [ -n "${CUDA_HOME:-}" ] && [ -z "${TORCH_CUDA_ARCH_LIST:-}" ]; then
   archs=$($PY -c "import torch
 if torch.cuda.device_count() == 0:
     print(';'.join(f'{a[3:-1]}.{a[-1]}' for a in torch.cuda.get_arch_list() if a.startswith('sm_')))" 2>/dev/null || true)
-  [ -n "$archs" ] && export TORCH_CUDA_ARCH_LIST="$archs"
+  if [ -n "$archs" ]; then export TORCH_CUDA_ARCH_LIST="$archs"; fi
 fi
-[ -n "${CUDA_HOME:-}" ] && say "CUDA toolkit at $CUDA_HOME (architectures: ${TORCH_CUDA_ARCH_LIST:-the visible GPUs'})"
+if [ -n "${CUDA_HOME:-}" ]; then
+  say "CUDA toolkit at $CUDA_HOME (architectures: ${TORCH_CUDA_ARCH_LIST:-those of the visible GPUs})"
+fi
 export MAX_JOBS=${MAX_JOBS:-2}
 
 # The build's inputs: the sources, the build script, torch, and the switches that change it.
