@@ -65,7 +65,7 @@ else
   rm -f "$stamp_file"
   set +e
   $PY -m pip install --no-build-isolation --no-deps -v -e . 2>&1 | tee "$log" | \
-    grep --line-buffered -oE "^\[[0-9]+/[0-9]+\] .*csrc/[A-Za-z0-9_/]+\.(cpp|cu)" | \
+    grep --line-buffered -oE "\[[0-9]+/[0-9]+\] .*csrc/[A-Za-z0-9_/]+\.(cpp|cu)" | \
     sed -u -E 's/^(\[[0-9]+\/[0-9]+\]).*(csrc\/[A-Za-z0-9_\/]+\.(cpp|cu))$/  \1 \2/'
   rc=${PIPESTATUS[0]}
   set -e
