@@ -273,7 +273,6 @@ def _checks_at_dispatch(input, output_size, scale_factors, scale_factor, caps, a
 
     Returns (output_size, scale_factors, early): early, when not None, is the result (an empty
     area output of a dtype that area cannot compute, which native returns without computing)."""
-    mode = caps.name
     if caps.align_corners != "absent" and not isinstance(align_corners, bool):
         raise TypeError(
             f"align_corners must be a bool or None, got {type(align_corners).__name__} "
@@ -282,24 +281,38 @@ def _checks_at_dispatch(input, output_size, scale_factors, scale_factor, caps, a
     if output_size is not None:
         output_size = [_as_size(s) for s in output_size]
     else:
-        _check_scale_types(scale_factors, scale_factor)
-        scale_factors = [s if isinstance(s, torch.SymFloat) else float(s) for s in scale_factors]
-        output_size = []
-        for i, sf in enumerate(scale_factors):
-            v = input.size(i + 2) * sf
-            if (not torch.compiler.is_compiling() and isinstance(v, float)
-                    and not (math.isfinite(v) and abs(v) < 2.0**63)):
-                raise RuntimeError(
-                    f"resize_ad: scale_factor {scale_factors} gives output size {v} for an input "
-                    f"of spatial size {list(input.shape[2:])}: value cannot be converted to type "
-                    "int64_t without overflow; pass a finite scale_factor (or size)"
-                )
-            output_size.append(torch.sym_int(v))
+        scale_factors, output_size = _sizes_from_scales(input, scale_factors, scale_factor)
+    _check_sizes(input, output_size, caps.name == "area")
+    early = _empty_area_result(input, output_size, caps.name)
+    if early is None:
+        check_dtype(caps.name, input)
+    return output_size, scale_factors, early
 
+
+def _sizes_from_scales(input, scale_factors, scale_factor):
+    """(scale_factors as floats, output sizes floor(in * scale)) as native's kernels take them."""
+    _check_scale_types(scale_factors, scale_factor)
+    scale_factors = [s if isinstance(s, torch.SymFloat) else float(s) for s in scale_factors]
+    output_size = []
+    for i, sf in enumerate(scale_factors):
+        v = input.size(i + 2) * sf
+        if (not torch.compiler.is_compiling() and isinstance(v, float)
+                and not (math.isfinite(v) and abs(v) < 2.0**63)):
+            raise RuntimeError(
+                f"resize_ad: scale_factor {scale_factors} gives output size {v} for an input "
+                f"of spatial size {list(input.shape[2:])}: value cannot be converted to type "
+                "int64_t without overflow; pass a finite scale_factor (or size)"
+            )
+        output_size.append(torch.sym_int(v))
+    return scale_factors, output_size
+
+
+def _check_sizes(input, output_size, area: bool) -> None:
+    """Native's kernels' size checks: non-empty input spatial dims, positive output sizes (area
+    allows 0), non-empty channels (area in 1-D and 2-D allows them empty)."""
     in_sp = list(input.shape[2:])
     names = ["D", "H", "W"][3 - len(in_sp):]
     fmt = lambda v: ", ".join(f"{n}: {x}" for n, x in zip(names, v))  # noqa: E731
-    area = mode == "area"
     if any(_definitely(s <= 0) for s in in_sp):
         raise RuntimeError(
             f"Input and output sizes should be greater than 0, but got input ({fmt(in_sp)}) "
@@ -311,19 +324,21 @@ def _checks_at_dispatch(input, output_size, scale_factors, scale_factor, caps, a
             f"output ({fmt(output_size)}); pass a larger size or scale_factor"
             + (" (area allows 0: an empty output)" if area else "")
         )
-    # Native's adaptive pooling (area) in 1-D and 2-D allows empty channels; everything else
-    # allows only an empty batch.
     if _definitely(input.shape[1] == 0) and not (area and input.dim() < 5):
         raise RuntimeError(
             f"Non-empty {input.dim()}D data tensor expected but got a tensor with sizes "
             f"{list(input.shape)}; only the batch dimension may be empty"
         )
-    if area and input.dim() < 5 and not input.dtype.is_floating_point:
-        out_shape = list(input.shape[:2]) + list(output_size)
-        if _definitely(input.shape[0] * input.shape[1] == 0) or any(_definitely(s == 0) for s in output_size):
-            return output_size, scale_factors, input.new_empty(out_shape)
-    check_dtype(mode, input)
-    return output_size, scale_factors, None
+
+
+def _empty_area_result(input, output_size, mode):
+    """Native's 1-D / 2-D adaptive pooling returns an empty output of any dtype without
+    computing (so without checking the dtype); None for every other call."""
+    if mode != "area" or input.dim() >= 5 or input.dtype.is_floating_point:
+        return None
+    if _definitely(input.shape[0] * input.shape[1] == 0) or any(_definitely(s == 0) for s in output_size):
+        return input.new_empty(list(input.shape[:2]) + list(output_size))
+    return None
 
 
 def _definitely(cond) -> bool:
