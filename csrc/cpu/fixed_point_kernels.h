@@ -219,7 +219,11 @@ inline __m128i pack_two(__m256i x, __m256i y, __m256i init, __m128i shift) {
 // which is stored after it, so only the line's last pixel stores three.
 template <int C>
 inline void store_pixel(uint8_t* d, int64_t o, int64_t out, uint32_t bytes) {
-  std::memcpy(d + o * C, &bytes, (C == 4 || o + 1 < out) ? 4 : 3);
+  if (C == 4 || o + 1 < out) {  // constant sizes: one store, no call
+    std::memcpy(d + o * C, &bytes, 4);
+  } else {
+    std::memcpy(d + o * C, &bytes, 3);
+  }
 }
 
 // inner == C (3 or 4), lines b in [b0, b1): two lines at a time, one output pixel of each per
