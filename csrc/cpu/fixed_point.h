@@ -16,7 +16,7 @@
 namespace resize_ad {
 
 // Whether the int32 sums of a fixed-point pass over this table cannot overflow for inputs in
-// [0, 255] (always, for native's precision rule; checked, not assumed).
+// [0, 255]: a bound, checked per table (the plan falls back to the float passes otherwise).
 bool fixed_point_fits_int32(const AxisTable& t);
 
 // src: uint8 [outer, t.in_size, inner], dst: uint8 [outer, t.out_size, inner], both contiguous;
