@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Benchmark resize_ad.interpolate against torch.nn.functional.interpolate.
 
-Every case is timed forward and forward+backward, both implementations in the same process,
+Every case is timed forward and forward+backward (uint8: forward only), both implementations in the same process,
 interleaved (the order alternates every repeat), as the median over repeats of the mean time of
 a batch of calls. Each row also gives the fraction of the memory floor reached: the bytes read
 and written (input + output, and for forward+backward also grad_output + grad_input) over the
@@ -12,6 +12,7 @@ importable, cv2.resize is timed on the 2-D float32 cases whose maths it shares (
     python benchmarks/bench_interpolate.py --quick         # short run
     python benchmarks/bench_interpolate.py --quick --thp   # both sides on huge-page allocations
     python benchmarks/bench_interpolate.py --cases unet,aa --json out.json --plot out.png
+    python benchmarks/bench_interpolate.py --cases uint8     # the uint8 group (forward only)
 
 Progress goes to stderr; the markdown table goes to stdout.
 """
@@ -64,14 +65,17 @@ class Case:
 
     def make(self, device, requires_grad=False):
         g = torch.Generator().manual_seed(0)
-        x = torch.randn(self.shape, generator=g, dtype=torch.float32).to(device=device, dtype=self.dtype)
+        if self.dtype == torch.uint8:  # an image: every byte value
+            x = torch.randint(0, 256, self.shape, generator=g, dtype=torch.uint8).to(device)
+        else:
+            x = torch.randn(self.shape, generator=g, dtype=torch.float32).to(device=device, dtype=self.dtype)
         if self.channels_last:
             x = x.contiguous(memory_format=torch.channels_last if x.dim() == 4 else torch.channels_last_3d)
         return x.requires_grad_(requires_grad)
 
 
 def suite() -> List[Case]:
-    bf = torch.bfloat16
+    bf, u8 = torch.bfloat16, torch.uint8
     return [
         Case("unet_bilinear_x2", (8, 64, 64, 64), dict(mode="bilinear", scale_factor=2, align_corners=False),
              cv2_interp="INTER_LINEAR"),
@@ -102,6 +106,25 @@ def suite() -> List[Case]:
         Case("bilinear_x2_bf16_cl", (8, 64, 64, 64), dict(mode="bilinear", scale_factor=2, align_corners=False),
              dtype=bf, channels_last=True),
         Case("small_bilinear_x2", (1, 16, 16, 16), dict(mode="bilinear", scale_factor=2, align_corners=False)),
+        # uint8 (forward only): torchvision's preprocessing sizes, one RGB image.
+        Case("uint8_aa_bilinear_1080p", (1, 3, 1080, 1920), dict(mode="bilinear", size=(224, 398), antialias=True),
+             dtype=u8),
+        Case("uint8_aa_bilinear_1080p_cl", (1, 3, 1080, 1920), dict(mode="bilinear", size=(224, 398), antialias=True),
+             dtype=u8, channels_last=True),
+        Case("uint8_aa_bilinear_480p", (1, 3, 480, 640), dict(mode="bilinear", size=(224, 298), antialias=True),
+             dtype=u8),
+        Case("uint8_aa_bilinear_480p_cl", (1, 3, 480, 640), dict(mode="bilinear", size=(224, 298), antialias=True),
+             dtype=u8, channels_last=True),
+        Case("uint8_aa_bicubic_375p", (1, 3, 375, 500), dict(mode="bicubic", size=(256, 341), antialias=True),
+             dtype=u8),
+        Case("uint8_aa_bicubic_375p_cl", (1, 3, 375, 500), dict(mode="bicubic", size=(256, 341), antialias=True),
+             dtype=u8, channels_last=True),
+        Case("uint8_bilinear_480p_cl", (1, 3, 480, 640), dict(mode="bilinear", size=(224, 298), antialias=False),
+             dtype=u8, channels_last=True),
+        Case("uint8_nearest_x2", (1, 3, 480, 640), dict(mode="nearest", scale_factor=2), dtype=u8),
+        Case("uint8_nearest_x2_cl", (1, 3, 480, 640), dict(mode="nearest", scale_factor=2), dtype=u8,
+             channels_last=True),
+        Case("uint8_nearest_exact_1d", (8, 2, 44100), dict(mode="nearest-exact", size=(48000,)), dtype=u8),
     ]
 
 
@@ -204,24 +227,27 @@ def bench_case(case: Case, device: str, repeats: int, min_time: float, bw: float
     fwd = compare({"native": lambda: F.interpolate(x, **kw), "ours": lambda: resize_ad.interpolate(x, **kw)},
                   device, repeats, min_time)
 
-    xg = case.make(device, requires_grad=True)
-    g = torch.randn_like(F.interpolate(xg.detach(), **kw))
-
-    def fb(f):
-        return lambda: torch.autograd.grad(f(xg, **kw), xg, g)
-
-    fwdbwd = compare({"native": fb(F.interpolate), "ours": fb(resize_ad.interpolate)}, device, repeats, min_time)
-    io_fb = 2 * io_fwd
-
     row.update(
         fwd_native_ms=fwd["native"] * 1e3, fwd_ours_ms=fwd["ours"] * 1e3,
         fwd_speedup=fwd["native"] / fwd["ours"],
         fwd_floor_ours=io_fwd / bw / fwd["ours"], fwd_floor_native=io_fwd / bw / fwd["native"],
-        fb_native_ms=fwdbwd["native"] * 1e3, fb_ours_ms=fwdbwd["ours"] * 1e3,
-        fb_speedup=fwdbwd["native"] / fwdbwd["ours"],
-        fb_floor_ours=io_fb / bw / fwdbwd["ours"], fb_floor_native=io_fb / bw / fwdbwd["native"],
+        fb_native_ms=None, fb_ours_ms=None, fb_speedup=None, fb_floor_ours=None, fb_floor_native=None,
         cv2_ms=None,
     )
+    if case.dtype.is_floating_point:  # integer tensors have no gradient
+        xg = case.make(device, requires_grad=True)
+        g = torch.randn_like(F.interpolate(xg.detach(), **kw))
+
+        def fb(f):
+            return lambda: torch.autograd.grad(f(xg, **kw), xg, g)
+
+        fwdbwd = compare({"native": fb(F.interpolate), "ours": fb(resize_ad.interpolate)}, device, repeats, min_time)
+        io_fb = 2 * io_fwd
+        row.update(
+            fb_native_ms=fwdbwd["native"] * 1e3, fb_ours_ms=fwdbwd["ours"] * 1e3,
+            fb_speedup=fwdbwd["native"] / fwdbwd["ours"],
+            fb_floor_ours=io_fb / bw / fwdbwd["ours"], fb_floor_native=io_fb / bw / fwdbwd["native"],
+        )
     if cv2 is not None and device == "cpu" and case.cv2_interp and case.dtype == torch.float32 and x.dim() == 4:
         run = _cv2_fn(case, x.detach(), list(row["out_shape"][2:]))
         if run is not None:
@@ -256,9 +282,12 @@ def markdown(rows: List[dict], meta: dict) -> str:
         for r in rs:
             cells = [r["case"], r["desc"], r["dtype"],
                      f"{r['fwd_native_ms']:.3f}", f"{r['fwd_ours_ms']:.3f}", f"{r['fwd_speedup']:.2f}x",
-                     f"{100 * r['fwd_floor_ours']:.0f}",
-                     f"{r['fb_native_ms']:.3f}", f"{r['fb_ours_ms']:.3f}", f"{r['fb_speedup']:.2f}x",
-                     f"{100 * r['fb_floor_ours']:.0f}"]
+                     f"{100 * r['fwd_floor_ours']:.0f}"]
+            if r["fb_speedup"] is None:  # forward only (uint8)
+                cells += ["-", "-", "-", "-"]
+            else:
+                cells += [f"{r['fb_native_ms']:.3f}", f"{r['fb_ours_ms']:.3f}", f"{r['fb_speedup']:.2f}x",
+                          f"{100 * r['fb_floor_ours']:.0f}"]
             if has_cv2:
                 if r.get("cv2_ms"):
                     cells += [f"{r['cv2_ms']:.3f}", f"{r['cv2_ms'] / r['cv2_ours_ms']:.2f}x"]
@@ -271,15 +300,26 @@ def markdown(rows: List[dict], meta: dict) -> str:
         gf32 = geomean([r["fwd_speedup"] for r in f32])
         gb32 = geomean([r["fb_speedup"] for r in f32])
         wf = min(rs, key=lambda r: r["fwd_speedup"])
-        wb = min(rs, key=lambda r: r["fb_speedup"])
+        with_fb = [r for r in rs if r["fb_speedup"] is not None]
+        wb = min(with_fb, key=lambda r: r["fb_speedup"]) if with_fb else None
+        u8 = [r for r in rs if r["dtype"] == "uint8"]
         out.append("")
-        out.append(f"geomean speed-up over native, all {len(rs)} cases: forward **{gf:.2f}x**, "
-                   f"forward+backward **{gb:.2f}x**; the {len(f32)} float32 cases: forward **{gf32:.2f}x**, "
-                   f"forward+backward **{gb32:.2f}x**; worst forward {wf['fwd_speedup']:.2f}x ({wf['case']}), "
-                   f"worst forward+backward {wb['fb_speedup']:.2f}x ({wb['case']})\n")
+        line = f"geomean speed-up over native, all {len(rs)} cases: forward **{gf:.2f}x**"
+        if with_fb:
+            line += (f", forward+backward **{gb:.2f}x** ({len(with_fb)} cases); the {len(f32)} float32 cases: "
+                     f"forward **{gf32:.2f}x**, forward+backward **{gb32:.2f}x**")
+        if u8:
+            wu = min(u8, key=lambda r: r["fwd_speedup"])
+            line += (f"; the {len(u8)} uint8 cases: forward **{geomean([r['fwd_speedup'] for r in u8]):.2f}x**, "
+                     f"worst {wu['fwd_speedup']:.2f}x ({wu['case']})")
+        line += f"; worst forward {wf['fwd_speedup']:.2f}x ({wf['case']})"
+        if wb:
+            line += f", worst forward+backward {wb['fb_speedup']:.2f}x ({wb['case']})"
+        out.append(line + "\n")
         meta.setdefault("geomean", {})[device] = dict(fwd=gf, fwd_bwd=gb, fwd_float32=gf32, fwd_bwd_float32=gb32,
                                                       worst_fwd=wf["fwd_speedup"], worst_fwd_case=wf["case"],
-                                                      worst_fwd_bwd=wb["fb_speedup"], worst_fwd_bwd_case=wb["case"])
+                                                      worst_fwd_bwd=wb["fb_speedup"] if wb else None,
+                                                      worst_fwd_bwd_case=wb["case"] if wb else None)
     return "\n".join(out)
 
 
@@ -298,7 +338,7 @@ def plot(rows: List[dict], path: str) -> None:
         rs = [r for r in rows if r["device"] == device]
         xs = range(len(rs))
         ax.bar([i - 0.2 for i in xs], [r["fwd_speedup"] for r in rs], width=0.4, label="forward")
-        ax.bar([i + 0.2 for i in xs], [r["fb_speedup"] for r in rs], width=0.4, label="forward+backward")
+        ax.bar([i + 0.2 for i in xs], [r["fb_speedup"] or 0 for r in rs], width=0.4, label="forward+backward")
         ax.axhline(1.0, color="k", lw=0.8)
         ax.set_yscale("log")
         ax.set_xticks(list(xs))
@@ -380,9 +420,10 @@ def main(argv=None) -> int:
             t0 = time.perf_counter()
             r = bench_case(c, device, repeats, min_time, bw)
             rows.append(r)
+            fb = (f"f+b {r['fb_native_ms']:8.3f} -> {r['fb_ours_ms']:8.3f} ms ({r['fb_speedup']:5.2f}x)"
+                  if r["fb_speedup"] is not None else "f+b -")
             print(f"[{device} {i + 1}/{len(cases)}] {c.name:24s} fwd {r['fwd_native_ms']:8.3f} -> "
-                  f"{r['fwd_ours_ms']:8.3f} ms ({r['fwd_speedup']:5.2f}x)  f+b {r['fb_native_ms']:8.3f} -> "
-                  f"{r['fb_ours_ms']:8.3f} ms ({r['fb_speedup']:5.2f}x)  maxdiff {r['max_abs_diff']:.1e}  "
+                  f"{r['fwd_ours_ms']:8.3f} ms ({r['fwd_speedup']:5.2f}x)  {fb}  maxdiff {r['max_abs_diff']:.1e}  "
                   f"[{time.perf_counter() - t0:.1f}s]", file=sys.stderr, flush=True)
     print(markdown(rows, meta))
     if a.json:

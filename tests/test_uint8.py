@@ -237,3 +237,52 @@ def test_cuda_matches_cpu():
     for _ in range(100):
         x, kw = _random_case(rng)
         assert torch.equal(resize_ad.interpolate(x.cuda(), **kw).cpu(), resize_ad.interpolate(x, **kw))
+
+
+# The CPU's uint8 pass kernels (csrc/cpu/fixed_point_kernels.h) have one form per pass shape:
+# along a line of one channel (NCHW, or channels_last with C = 1), along interleaved pixels
+# (channels_last C = 3 and 4), whole rows (every other pass; 32 bytes at a time from 32 bytes
+# on, with an overlapping last block), a scalar form for the rest (C = 2, 5, short rows), and
+# scalar pixels where a window's vector load would leave the line (its last pixels, and lines
+# shorter than the padded window). Large downscales make windows of many taps (several
+# 16-tap blocks); odd sizes leave tails of every vector loop.
+_FORM_SIZES = [
+    ((37, 53), (11, 29)),     # odd sizes, modest downscale
+    ((300, 260), (7, 9)),     # ~40 taps per window: several vector blocks per output pixel
+    ((1, 97), (1, 31)),       # height 1 (input and output)
+    ((9, 5), (23, 3)),        # lines shorter than the padded window: scalar pixels only
+    ((40, 11), (64, 47)),     # upscale; rows of 11 * C bytes (< 32 for small C)
+    ((64, 600), (33, 35)),    # long lines, rows past 32 bytes by odd amounts
+]
+
+
+@pytest.mark.parametrize("C", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("channels_last", [False, True])
+@pytest.mark.parametrize("mode,antialias", [("bilinear", False), ("bilinear", True), ("bicubic", False),
+                                            ("bicubic", True)] + ([("lanczos", True)] if _HAS_NATIVE_LANCZOS else []))
+def test_pass_forms(C, channels_last, mode, antialias):
+    g = torch.Generator().manual_seed(C * 10 + channels_last)
+    for (h, w), size in _FORM_SIZES:
+        for binary in (False, True):
+            x = torch.randint(0, 256, (2, C, h, w), dtype=torch.uint8, generator=g)
+            if binary:
+                x = (x > 127).to(torch.uint8) * 255
+            if channels_last:
+                x = x.contiguous(memory_format=torch.channels_last)
+            _compare(x, size=size, mode=mode, antialias=antialias)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])
+@pytest.mark.parametrize("C", [1, 3, 4, 6])
+def test_nearest_gather_forms(mode, C):
+    g = torch.Generator().manual_seed(C)
+    cases = [((70,), (141,)), ((70,), (1,)), ((1,), (9,)),
+             ((13, 17), (26, 34)), ((13, 17), (5, 40)), ((1, 9), (3, 1)), ((64, 48), (21, 96)),
+             ((5, 6, 7), (10, 3, 14)), ((1, 4, 1), (2, 1, 3))]
+    for sp, size in cases:
+        x = torch.randint(0, 256, (2, C, *sp), dtype=torch.uint8, generator=g)
+        _compare(x, size=size, mode=mode)
+        if len(sp) >= 2:
+            fmt = torch.channels_last if len(sp) == 2 else torch.channels_last_3d
+            _compare(x.contiguous(memory_format=fmt), size=size, mode=mode)
+        _compare(x.transpose(-1, -2) if len(sp) >= 2 else x[:, :, ::2], size=size, mode=mode)

@@ -201,7 +201,28 @@ Plan make_plan(const at::Tensor& x, at::MemoryFormat fmt,
     });
   }
   p.kernel_dtype = x.scalar_type();
-  if (!at::isFloatingType(p.kernel_dtype)) {
+  bool u8_ok = p.kernel_dtype == at::kByte && k.pass_u8 != nullptr;
+  for (size_t d : p.order) {
+    const AxisTable& t = *p.tables[d];
+    u8_ok = u8_ok && (t.precision > 0 ? (k.pass_u8_fits != nullptr && k.pass_u8_fits(t)) : t.unit);
+  }
+  if (u8_ok && !fixed_point && p.order.size() > 1) {
+    // Element copies (nearest): the cheapest order by the cost model, which charges the
+    // gather along the contiguous axis more than a row copy (upsampling: that axis first).
+    std::vector<int64_t> phys_sizes;
+    for (int64_t d : p.perm) phys_sizes.push_back(x.size(d));
+    std::vector<size_t> o = p.order, best = p.order;
+    std::sort(o.begin(), o.end());
+    double best_cost = separable_cost(p, phys_sizes);
+    do {
+      Plan q = p;
+      q.order = o;
+      const double c = separable_cost(q, phys_sizes);
+      if (c < best_cost) best_cost = c, best = o;
+    } while (std::next_permutation(o.begin(), o.end()));
+    p.order = best;
+  }
+  if (!u8_ok && !at::isFloatingType(p.kernel_dtype)) {
     // uint8: fixed-point sums (and the +0.5 of the rounding) are exact in float while the sum's
     // numerator over 2^precision stays below 2^23; double holds any of them exactly.
     p.kernel_dtype = at::kFloat;
@@ -219,11 +240,29 @@ at::ScalarType accumulation_type(at::ScalarType t) {
   return (t == at::kHalf || t == at::kBFloat16) ? at::kFloat : t;
 }
 
-// Separable passes: one pass per resampled axis, through scratch tensors in the accumulation
-// type; a fixed-point table (precision > 0) rounds half up and saturates to [0, 255] after its
-// pass, as native's uint8 kernels store each pass in uint8.
+// Separable passes: one pass per resampled axis, through scratch tensors. uint8 kernel dtype:
+// uint8 scratch, the device's pass_u8. Otherwise in the accumulation type; a fixed-point table
+// (precision > 0, uint8 staged to float or double) then rounds half up and saturates to
+// [0, 255] after its pass, as native's uint8 kernels store each pass in uint8.
 void run_separable(const Plan& p, at::Tensor cur, const at::Tensor& out_phys,
                    const DeviceKernels& k) {
+  if (p.kernel_dtype == at::kByte) {
+    // uint8 in, uint8 between the passes, uint8 out: the pass kernel rounds and saturates.
+    if (!cur.is_contiguous()) cur = cur.contiguous();
+    for (size_t i = 0; i < p.order.size(); ++i) {
+      const AxisTable& t = *p.tables[p.order[i]];
+      const int64_t at = p.pos[p.order[i]];
+      std::vector<int64_t> sizes = cur.sizes().vec();
+      int64_t outer = 1, inner = 1;
+      for (int64_t j = 0; j < at; ++j) outer *= sizes[j];
+      for (size_t j = at + 1; j < sizes.size(); ++j) inner *= sizes[j];
+      sizes[at] = t.out_size;
+      at::Tensor dst = i + 1 == p.order.size() ? out_phys : at::empty(sizes, cur.options());
+      k.pass_u8(cur, dst, outer, inner, t);
+      cur = dst;
+    }
+    return;
+  }
   const at::ScalarType acc = accumulation_type(p.kernel_dtype);
   if (cur.scalar_type() != p.kernel_dtype) {
     cur = at::empty(cur.sizes(), cur.options().dtype(p.kernel_dtype)).copy_(cur);

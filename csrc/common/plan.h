@@ -33,6 +33,14 @@ enum class Executor : int { Auto = 0, Separable = 1, LineSweep = 2, ProductGathe
 using AxisPass = void (*)(const at::Tensor& src, const at::Tensor& dst, at::ScalarType kernel_dtype,
                           int64_t outer, int64_t inner, const AxisTable& table);
 
+// Separable passes' uint8 kernel: as AxisPass, with src and dst uint8, for a table that is fixed
+// point (precision > 0: int32 sums of the int16 weights, each output rounded half up and
+// saturated to [0, 255] as it is stored, as native's uint8 kernels) or unit (an element copy).
+using AxisPassU8 = void (*)(const at::Tensor& src, const at::Tensor& dst, int64_t outer,
+                            int64_t inner, const AxisTable& table);
+// Whether pass_u8 can run this fixed-point table exactly (its sums fit its accumulator).
+using FixedPointFits = bool (*)(const AxisTable& table);
+
 // Line sweep kernel: src viewed as [outer, in_1, ..., in_k, inner] and dst as
 // [outer, out_1, ..., out_k, inner], both contiguous and of the op's dtype; tables[i] is the
 // table of the i-th spatial axis in that (physical) order, identity tables included.
@@ -48,6 +56,10 @@ using ProductGather = void (*)(const at::Tensor& src, const at::Tensor& dst,
 
 struct DeviceKernels {
   AxisPass pass = nullptr;  // required
+  // uint8 plans run these when present (and the fits check accepts every fixed-point table);
+  // otherwise `pass` in float or double, with a rounding step after each pass.
+  AxisPassU8 pass_u8 = nullptr;
+  FixedPointFits pass_u8_fits = nullptr;
   LineSweep line_sweep = nullptr;
   ProductGather product_gather = nullptr;
   // The cost model takes the product gather when the product of the resampled axes' window
@@ -63,7 +75,9 @@ struct Plan {
   std::vector<int64_t> perm;   // physical position -> logical dimension
   std::vector<int64_t> pos;    // spatial axis -> physical position
   std::vector<size_t> order;   // spatial axes that resample, in pass order
-  at::ScalarType kernel_dtype; // the input's for floating inputs; float or double for uint8
+  // The input's for floating inputs. uint8: uint8 where the device's pass_u8 runs the plan
+  // (every pass reads and writes uint8), else float or double (staged, rounded per pass).
+  at::ScalarType kernel_dtype;
   Executor executor = Executor::Separable;
 };
 

@@ -36,6 +36,7 @@
 #include "../common/lru_cache.h"
 #include "../common/plan.h"
 #include "../common/product_gather.h"
+#include "fixed_point.h"
 
 namespace resize_ad {
 namespace {
@@ -301,6 +302,8 @@ const DeviceKernels& cpu_kernels() {
   static const DeviceKernels k = [] {
     DeviceKernels d;
     d.pass = axis_pass_cpu;
+    d.pass_u8 = axis_pass_u8_cpu;
+    d.pass_u8_fits = fixed_point_fits_int32;
     d.line_sweep = line_sweep_cpu;
     d.product_gather = product_gather_cpu;
     d.gather_max_taps = 0;

@@ -1,0 +1,176 @@
+// uint8 passes of the separable executor on the CPU: the tables prepared for the kernels
+// (U8Axis), the choice of kernel form per pass, and the two compiled copies of the kernels.
+#include "fixed_point.h"
+
+#include <ATen/Parallel.h>
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define RESIZE_AD_HAVE_AVX2_BUILD 1
+#else
+#define RESIZE_AD_HAVE_AVX2_BUILD 0
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "../common/lru_cache.h"
+
+namespace resize_ad {
+namespace {
+
+// How a pass is split and which kernel runs it (fixed_point_kernels.h).
+// Unit: element gather per line. Generic (any inner) and Rows (inner >= 32, AVX2): per output
+// row. Planar (inner == 1), Interleaved3 / 4 (inner == C): per line, AVX2.
+enum class U8Form : int { Unit, Generic, Rows, Planar, Interleaved3, Interleaved4 };
+
+// One axis table in integers, for the kernels. Immutable once built; cached per table and form.
+struct U8Axis {
+  int64_t in = 0, out = 0, K = 1;
+  int precision = 0;
+  std::vector<int64_t> start, len;
+  std::vector<int32_t> w;  // [out * K]: the int16 weights n of n / 2^precision
+  // Vector forms of a line (Planar, Interleaved*): output pixels [0, nvec) read kp taps from
+  // vstart[o], a start moved left where the window would run past the line (the weights move
+  // right with it, zeros around them), so that every load stays inside the line. Planar: kp
+  // weights per pixel. Interleaved: kp / 4 blocks of 16: (w_4c, w_4c+1) four times, then
+  // (w_4c+2, w_4c+3) four times (the pair order of interleaved_window). Pixels from nvec on run
+  // the scalar form.
+  int64_t kp = 0, nvec = 0;
+  std::vector<int32_t> vstart;
+  std::vector<int16_t> vw;
+};
+
+// Bytes a load of the vector form reads past the kp pixels of its window: interleaved_window
+// loads 16 bytes for four 3-byte pixels.
+int64_t slack_pixels(U8Form f) { return f == U8Form::Interleaved3 ? 2 : 0; }
+
+std::shared_ptr<const U8Axis> build_axis(const AxisTable& t, U8Form form) {
+  auto axis = std::make_shared<U8Axis>();
+  U8Axis& A = *axis;
+  A.in = t.in_size;
+  A.out = t.out_size;
+  A.K = t.K;
+  A.precision = t.precision;
+  A.start = t.start;
+  A.len = t.len;
+  A.w.resize(t.w.size());
+  const double one = std::ldexp(1.0, t.precision);
+  for (size_t i = 0; i < t.w.size(); ++i) A.w[i] = static_cast<int32_t>(std::lround(t.w[i] * one));
+  const bool planar = form == U8Form::Planar;
+  if (!planar && form != U8Form::Interleaved3 && form != U8Form::Interleaved4) return axis;
+  A.kp = planar ? (A.K <= 8 ? 8 : (A.K + 15) / 16 * 16) : (A.K + 3) / 4 * 4;
+  const int64_t limit = A.in - A.kp - slack_pixels(form);  // the largest start a full load allows
+  A.vstart.assign(A.out, 0);
+  A.vw.assign(A.out * (planar ? A.kp : A.kp * 4), 0);
+  for (int64_t o = 0; o < A.out; ++o) {
+    const int64_t vs = std::min(A.start[o], limit);
+    if (vs < 0 || vs + A.kp < A.start[o] + A.len[o]) break;  // windows only move right
+    A.vstart[o] = static_cast<int32_t>(vs);
+    const int64_t shift = A.start[o] - vs;
+    for (int64_t k = 0; k < A.len[o]; ++k) {
+      const int64_t tap = k + shift;
+      const int16_t wk = static_cast<int16_t>(A.w[o * A.K + k]);
+      if (planar) {
+        A.vw[o * A.kp + tap] = wk;
+      } else {
+        // block tap / 4; within it, lane (tap % 4) / 2 and pair slot tap % 2, four channels
+        int16_t* blk = A.vw.data() + o * A.kp * 4 + (tap / 4) * 16 + ((tap % 4) / 2) * 8 + (tap % 2);
+        for (int c = 0; c < 4; ++c) blk[2 * c] = wk;
+      }
+    }
+    A.nvec = o + 1;
+  }
+  return axis;
+}
+
+struct U8Key {
+  uint64_t id;
+  U8Form form;
+  bool operator==(const U8Key& o) const { return id == o.id && form == o.form; }
+};
+
+std::shared_ptr<const U8Axis> axis_for(const AxisTable& t, U8Form form) {
+  // Leaked: usable during static destruction.
+  static auto* cache = new LruCache<U8Key, U8Axis>(64, size_t{128} << 20);
+  auto bytes = [](const U8Axis& A) {
+    return (A.start.size() + A.len.size()) * sizeof(int64_t) +
+           (A.w.size() + A.vstart.size()) * sizeof(int32_t) + A.vw.size() * sizeof(int16_t);
+  };
+  return cache->get(U8Key{t.id, form}, [&] { return build_axis(t, form); }, bytes);
+}
+
+namespace base {
+#define RESIZE_AD_AVX2 0
+#include "fixed_point_kernels.h"
+#undef RESIZE_AD_AVX2
+}  // namespace base
+
+#if RESIZE_AD_HAVE_AVX2_BUILD
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+namespace avx2 {
+#define RESIZE_AD_AVX2 1
+#include "fixed_point_kernels.h"
+#undef RESIZE_AD_AVX2
+}  // namespace avx2
+#pragma GCC pop_options
+
+bool cpu_has_avx2() {
+  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return ok;
+}
+#else
+bool cpu_has_avx2() { return false; }
+#endif
+
+U8Form form_of(const AxisTable& t, int64_t inner, bool avx2) {
+  if (t.unit) return U8Form::Unit;
+  if (avx2 && inner == 1) return U8Form::Planar;
+  if (avx2 && inner == 3) return U8Form::Interleaved3;
+  if (avx2 && inner == 4) return U8Form::Interleaved4;
+  if (avx2 && inner >= 32) return U8Form::Rows;  // vertical_rows: 32 bytes of a row at a time
+  return U8Form::Generic;
+}
+
+}  // namespace
+
+bool fixed_point_fits_int32(const AxisTable& t) {
+  // The rounding term plus the largest |sum| a row reaches over inputs in [0, 255].
+  const double one = std::ldexp(1.0, t.precision);
+  double bound = 0.0;
+  for (int64_t o = 0; o < t.out_size; ++o) {
+    double s = 0.0;
+    for (int64_t k = 0; k < t.len[o]; ++k) s += std::abs(t.w[o * t.K + k]) * one;
+    bound = std::max(bound, s);
+  }
+  return t.precision < 31 && bound * 255.0 + one / 2 < 2147483647.0;
+}
+
+void axis_pass_u8_cpu(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t inner,
+                      const AxisTable& t) {
+  const bool avx2 = cpu_has_avx2();
+  const U8Form form = form_of(t, inner, avx2);
+  const std::shared_ptr<const U8Axis> axis = axis_for(t, form);
+  const U8Axis& A = *axis;
+  const uint8_t* s = src.const_data_ptr<uint8_t>();
+  uint8_t* d = dst.mutable_data_ptr<uint8_t>();
+  // Lines (of out * inner bytes) for the line forms, output rows (of inner bytes) otherwise.
+  const bool by_line = form != U8Form::Rows && form != U8Form::Generic;
+  const int64_t items = by_line ? outer : outer * A.out;
+  const double taps = t.unit ? 1.0 : static_cast<double>(t.sum_len) / static_cast<double>(A.out);
+  const double item_work = static_cast<double>(by_line ? A.out * inner : inner) * taps;
+  const int64_t grain = std::max<int64_t>(1, static_cast<int64_t>(32768.0 / std::max(1.0, item_work)));
+  at::parallel_for(0, items, grain, [&](int64_t i0, int64_t i1) {
+#if RESIZE_AD_HAVE_AVX2_BUILD
+    if (avx2) return avx2::run_range(form, A, s, d, inner, i0, i1);
+#endif
+    base::run_range(form, A, s, d, inner, i0, i1);
+  });
+}
+
+}  // namespace resize_ad

@@ -1,0 +1,303 @@
+// The uint8 pass kernels (fixed_point.h). fixed_point.cpp includes this file twice, inside two
+// namespaces: once for the baseline ISA and once under `#pragma GCC target("avx2,fma")`, and
+// picks one at run time (as resize_cpu.cpp does with line_sweep.h). Hence no include guard and
+// no includes here.
+//
+// Expects: U8Axis and U8Form of fixed_point.cpp, and RESIZE_AD_AVX2 (0 or 1).
+//
+// A pass over [outer, in, inner] has three shapes:
+//   - inner == 1 (the last axis of NCHW, or of channels_last with C = 1): along a line, one
+//     output pixel reads a window of consecutive bytes;
+//   - inner == 3 or 4 (the width of channels_last RGB / RGBA): one output pixel reads a window of
+//     consecutive interleaved pixels;
+//   - inner >= 32 (every other axis): one output row is a weighted sum of whole input rows.
+// The vector forms are in the AVX2 build only; the baseline build runs the scalar forms (which
+// the compiler vectorises where it can).
+
+inline uint8_t store_u8(int32_t acc, int precision) {
+  acc >>= precision;  // arithmetic: the floor of ATen's `output >> weights_precision`
+  return static_cast<uint8_t>(acc < 0 ? 0 : (acc > 255 ? 255 : acc));
+}
+
+// Any inner, output rows r = b * out + o in [r0, r1): taps outer, elements inner, in blocks.
+inline void generic_rows(const U8Axis& A, const uint8_t* src, uint8_t* dst, int64_t inner,
+                         int64_t r0, int64_t r1) {
+  constexpr int64_t B = 256;
+  const int32_t init = int32_t{1} << (A.precision - 1);
+  int32_t acc[B];
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t b = r / A.out, o = r - b * A.out;
+    const uint8_t* s = src + (b * A.in + A.start[o]) * inner;
+    const int32_t* w = A.w.data() + o * A.K;
+    const int64_t n = A.len[o];
+    uint8_t* d = dst + r * inner;
+    for (int64_t j0 = 0; j0 < inner; j0 += B) {
+      const int64_t m = std::min(B, inner - j0);
+      for (int64_t j = 0; j < m; ++j) acc[j] = init;
+      for (int64_t k = 0; k < n; ++k) {
+        const uint8_t* __restrict sk = s + k * inner + j0;
+        const int32_t wk = w[k];
+        for (int64_t j = 0; j < m; ++j) acc[j] += wk * static_cast<int32_t>(sk[j]);
+      }
+      for (int64_t j = 0; j < m; ++j) d[j0 + j] = store_u8(acc[j], A.precision);
+    }
+  }
+}
+
+// One output pixel of a line (inner = C interleaved channels), from the unshifted table.
+inline void scalar_pixel(const U8Axis& A, const uint8_t* line, uint8_t* out, int64_t o, int64_t C) {
+  const int32_t init = int32_t{1} << (A.precision - 1);
+  const uint8_t* s = line + A.start[o] * C;
+  const int32_t* w = A.w.data() + o * A.K;
+  for (int64_t c = 0; c < C; ++c) {
+    int32_t acc = init;
+    for (int64_t k = 0; k < A.len[o]; ++k) acc += w[k] * static_cast<int32_t>(s[k * C + c]);
+    out[o * C + c] = store_u8(acc, A.precision);
+  }
+}
+
+// Unit table: out[o] = in[start[o]] (inner elements each), lines b in [b0, b1).
+inline void unit_lines(const U8Axis& A, const uint8_t* src, uint8_t* dst, int64_t inner,
+                       int64_t b0, int64_t b1) {
+  const int64_t* st = A.start.data();
+  for (int64_t b = b0; b < b1; ++b) {
+    const uint8_t* __restrict s = src + b * A.in * inner;
+    uint8_t* __restrict d = dst + b * A.out * inner;
+    if (inner == 1) {
+      for (int64_t o = 0; o < A.out; ++o) d[o] = s[st[o]];
+    } else if (inner == 3) {
+      for (int64_t o = 0; o < A.out; ++o) std::memcpy(d + o * 3, s + st[o] * 3, 3);
+    } else if (inner == 4) {
+      for (int64_t o = 0; o < A.out; ++o) std::memcpy(d + o * 4, s + st[o] * 4, 4);
+    } else {
+      for (int64_t o = 0; o < A.out; ++o) std::memcpy(d + o * inner, s + st[o] * inner, inner);
+    }
+  }
+}
+
+#if RESIZE_AD_AVX2
+
+inline __m256i round_shift(__m256i acc, __m256i init, __m128i shift) {
+  return _mm256_sra_epi32(_mm256_add_epi32(acc, init), shift);
+}
+
+// Output rows r in [r0, r1) of a pass with inner >= 32: 32 bytes of a row at a time, two input
+// rows per step interleaved into (row a, row b) int16 pairs for one madd with (w_a, w_b), as
+// UpSampleKernelAVXAntialias.h ImagingResampleVerticalConvolution8u pairs its taps.
+inline void vertical_rows(const U8Axis& A, const uint8_t* src, uint8_t* dst, int64_t inner,
+                          int64_t r0, int64_t r1) {
+  const __m256i init = _mm256_set1_epi32(int32_t{1} << (A.precision - 1));
+  const __m128i shift = _mm_cvtsi32_si128(A.precision);
+  const __m256i zero = _mm256_setzero_si256();
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t b = r / A.out, o = r - b * A.out;
+    const uint8_t* s = src + (b * A.in + A.start[o]) * inner;
+    const int32_t* w = A.w.data() + o * A.K;
+    const int64_t n = A.len[o];
+    uint8_t* d = dst + r * inner;
+    // The last block overlaps the one before it when 32 does not divide inner: it rewrites the
+    // same values, in this row only.
+    for (int64_t j0 = 0; j0 < inner; j0 += 32) {
+      const int64_t j = std::min(j0, inner - 32);
+      __m256i a0 = zero, a1 = zero, a2 = zero, a3 = zero;
+      for (int64_t k = 0; k < n; k += 2) {
+        const bool pair = k + 1 < n;
+        const uint32_t wa = static_cast<uint16_t>(w[k]);
+        const uint32_t wb = pair ? static_cast<uint16_t>(w[k + 1]) : 0u;
+        const __m256i wp = _mm256_set1_epi32(static_cast<int32_t>(wa | (wb << 16)));
+        const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + k * inner + j));
+        const __m256i y = pair ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + (k + 1) * inner + j))
+                               : zero;
+        const __m256i lo = _mm256_unpacklo_epi8(x, y), hi = _mm256_unpackhi_epi8(x, y);
+        a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(_mm256_unpacklo_epi8(lo, zero), wp));
+        a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(_mm256_unpackhi_epi8(lo, zero), wp));
+        a2 = _mm256_add_epi32(a2, _mm256_madd_epi16(_mm256_unpacklo_epi8(hi, zero), wp));
+        a3 = _mm256_add_epi32(a3, _mm256_madd_epi16(_mm256_unpackhi_epi8(hi, zero), wp));
+      }
+      // The unpacks and packs both work within 128-bit lanes, so the bytes come back in order.
+      const __m256i p01 = _mm256_packs_epi32(round_shift(a0, init, shift), round_shift(a1, init, shift));
+      const __m256i p23 = _mm256_packs_epi32(round_shift(a2, init, shift), round_shift(a3, init, shift));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + j), _mm256_packus_epi16(p01, p23));
+    }
+  }
+}
+
+// Eight int32 sums from v[i] = the partial sums of output i (8 each): hadd trees.
+inline __m256i reduce8x8(const __m256i* v) {
+  const __m256i c0 = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]), _mm256_hadd_epi32(v[2], v[3]));
+  const __m256i c1 = _mm256_hadd_epi32(_mm256_hadd_epi32(v[4], v[5]), _mm256_hadd_epi32(v[6], v[7]));
+  return _mm256_add_epi32(_mm256_permute2x128_si256(c0, c1, 0x20), _mm256_permute2x128_si256(c0, c1, 0x31));
+}
+
+inline void store8(uint8_t* d, __m256i sums, __m256i init, __m128i shift) {
+  const __m256i r = round_shift(sums, init, shift);
+  const __m128i p16 = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(d), _mm_packus_epi16(p16, p16));
+}
+
+// inner == 1, lines b in [b0, b1). Eight output pixels at a time, each one a madd of its window
+// (kp bytes from vstart[o], widened to int16) with its kp weights, then one hadd tree for the
+// eight. Across output pixels, not across lines as ImagingResampleHorizontalConvolution8u4x:
+// a line here is one plane, with no channels to share the window's loads.
+inline void planar_lines(const U8Axis& A, const uint8_t* src, uint8_t* dst, int64_t b0, int64_t b1) {
+  const __m256i init = _mm256_set1_epi32(int32_t{1} << (A.precision - 1));
+  const __m128i shift = _mm_cvtsi32_si128(A.precision);
+  const int64_t kp = A.kp, nv = A.nvec & ~int64_t{7};
+  const int32_t* vs = A.vstart.data();
+  const int16_t* vw = A.vw.data();
+  for (int64_t b = b0; b < b1; ++b) {
+    const uint8_t* s = src + b * A.in;
+    uint8_t* d = dst + b * A.out;
+    int64_t o = 0;
+    if (kp == 8) {
+      for (; o < nv; o += 8) {
+        __m256i v[4];
+        for (int i = 0; i < 4; ++i) {
+          const __m128i x = _mm_unpacklo_epi64(
+              _mm_loadl_epi64(reinterpret_cast<const __m128i*>(s + vs[o + i])),
+              _mm_loadl_epi64(reinterpret_cast<const __m128i*>(s + vs[o + i + 4])));
+          const __m256i wt = _mm256_inserti128_si256(
+              _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(vw + (o + i) * 8))),
+              _mm_loadu_si128(reinterpret_cast<const __m128i*>(vw + (o + i + 4) * 8)), 1);
+          v[i] = _mm256_madd_epi16(_mm256_cvtepu8_epi16(x), wt);  // [o+i: 4 | o+i+4: 4]
+        }
+        // hadd pairs within lanes: [o, o+1, o+2, o+3 | o+4, ..., o+7]
+        const __m256i sums = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]), _mm256_hadd_epi32(v[2], v[3]));
+        store8(d + o, sums, init, shift);
+      }
+    } else {
+      for (; o < nv; o += 8) {
+        __m256i v[8];
+        for (int i = 0; i < 8; ++i) {
+          const uint8_t* p = s + vs[o + i];
+          const int16_t* wt = vw + (o + i) * kp;
+          __m256i acc = _mm256_setzero_si256();
+          for (int64_t c = 0; c < kp; c += 16) {
+            const __m256i x = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + c)));
+            acc = _mm256_add_epi32(acc, _mm256_madd_epi16(x, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wt + c))));
+          }
+          v[i] = acc;
+        }
+        store8(d + o, reduce8x8(v), init, shift);
+      }
+    }
+    for (; o < A.out; ++o) scalar_pixel(A, s, d, o, 1);
+  }
+}
+
+// Window sums of one interleaved output pixel, C = 3 or 4, on `lines` lines (1 or 2) that
+// share the weight loads. Per step four input pixels (16 bytes) are loaded into both 128-bit
+// lanes, and one shuffle zero-extends them into (pixel 2i, pixel 2i + 1) int16 pairs per channel,
+// lane 0 from pixels 0, 1 and lane 1 from pixels 2, 3; one madd with the pairs' weights then
+// leaves in lane 0 the channel sums of taps 4c, 4c + 1 and in lane 1 of taps 4c + 2, 4c + 3
+// (UpSampleKernelAVXAntialias.h ImagingResampleHorizontalConvolution8u4x shuffles the same
+// pairs).
+template <int C>
+inline __m256i interleaved_mask() {
+  return C == 4 ? _mm256_setr_epi8(0, -1, 4, -1, 1, -1, 5, -1, 2, -1, 6, -1, 3, -1, 7, -1,
+                                   8, -1, 12, -1, 9, -1, 13, -1, 10, -1, 14, -1, 11, -1, 15, -1)
+                : _mm256_setr_epi8(0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1,
+                                   6, -1, 9, -1, 7, -1, 10, -1, 8, -1, 11, -1, -1, -1, -1, -1);
+}
+
+template <int C>
+inline __m256i window_step(const uint8_t* p, __m256i mask) {
+  return _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))), mask);
+}
+
+// Lane sums of two window accumulators, rounded, shifted and packed: the low 8 bytes hold
+// pixel x's four channel bytes, then pixel y's (the fourth 0 for C = 3).
+inline __m128i pack_two(__m256i x, __m256i y, __m256i init, __m128i shift) {
+  const __m256i sums = _mm256_add_epi32(_mm256_permute2x128_si256(x, y, 0x20),
+                                        _mm256_permute2x128_si256(x, y, 0x31));
+  const __m256i r = round_shift(sums, init, shift);
+  const __m128i p16 = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+  return _mm_packus_epi16(p16, p16);
+}
+
+// A pixel's four channel bytes into the line; for C = 3 the fourth byte lands on the next pixel,
+// which is stored after it, so only the line's last pixel stores three.
+template <int C>
+inline void store_pixel(uint8_t* d, int64_t o, int64_t out, uint32_t bytes) {
+  if (C == 4 || o + 1 < out) {  // constant sizes: one store, no call
+    std::memcpy(d + o * C, &bytes, 4);
+  } else {
+    std::memcpy(d + o * C, &bytes, 3);
+  }
+}
+
+// inner == C (3 or 4), lines b in [b0, b1): two lines at a time, one output pixel of each per
+// step, so that both read the pixel's weights once.
+template <int C>
+inline void interleaved_lines(const U8Axis& A, const uint8_t* src, uint8_t* dst, int64_t b0, int64_t b1) {
+  const __m256i init = _mm256_set1_epi32(int32_t{1} << (A.precision - 1));
+  const __m128i shift = _mm_cvtsi32_si128(A.precision);
+  const __m256i mask = interleaved_mask<C>();
+  const int64_t kp = A.kp, nv = A.nvec;
+  const int32_t* vs = A.vstart.data();
+  const int16_t* vw = A.vw.data();
+  const int64_t wstride = kp * 4;  // int16 weights per output pixel
+  const int64_t in_line = A.in * C, out_line = A.out * C;
+  int64_t b = b0;
+  for (; b + 2 <= b1; b += 2) {
+    const uint8_t* s0 = src + b * in_line;
+    const uint8_t* s1 = s0 + in_line;
+    uint8_t* d0 = dst + b * out_line;
+    uint8_t* d1 = d0 + out_line;
+    for (int64_t o = 0; o < nv; ++o) {
+      const uint8_t* p0 = s0 + vs[o] * C;
+      const uint8_t* p1 = s1 + vs[o] * C;
+      const int16_t* wt = vw + o * wstride;
+      __m256i x = _mm256_setzero_si256(), y = _mm256_setzero_si256();
+      for (int64_t c = 0; c < kp; c += 4) {
+        const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wt + c * 4));
+        x = _mm256_add_epi32(x, _mm256_madd_epi16(window_step<C>(p0 + c * C, mask), w));
+        y = _mm256_add_epi32(y, _mm256_madd_epi16(window_step<C>(p1 + c * C, mask), w));
+      }
+      const __m128i p8 = pack_two(x, y, init, shift);
+      store_pixel<C>(d0, o, A.out, static_cast<uint32_t>(_mm_cvtsi128_si32(p8)));
+      store_pixel<C>(d1, o, A.out, static_cast<uint32_t>(_mm_extract_epi32(p8, 1)));
+    }
+    for (int64_t o = nv; o < A.out; ++o) {
+      scalar_pixel(A, s0, d0, o, C);
+      scalar_pixel(A, s1, d1, o, C);
+    }
+  }
+  for (; b < b1; ++b) {
+    const uint8_t* s = src + b * in_line;
+    uint8_t* d = dst + b * out_line;
+    int64_t o = 0;
+    for (; o + 2 <= nv; o += 2) {
+      __m256i x = _mm256_setzero_si256(), y = _mm256_setzero_si256();
+      const int16_t* wx = vw + o * wstride;
+      const int16_t* wy = wx + wstride;
+      for (int64_t c = 0; c < kp; c += 4) {
+        x = _mm256_add_epi32(x, _mm256_madd_epi16(window_step<C>(s + (vs[o] + c) * C, mask),
+                                                  _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wx + c * 4))));
+        y = _mm256_add_epi32(y, _mm256_madd_epi16(window_step<C>(s + (vs[o + 1] + c) * C, mask),
+                                                  _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wy + c * 4))));
+      }
+      const __m128i p8 = pack_two(x, y, init, shift);
+      store_pixel<C>(d, o, A.out, static_cast<uint32_t>(_mm_cvtsi128_si32(p8)));
+      store_pixel<C>(d, o + 1, A.out, static_cast<uint32_t>(_mm_extract_epi32(p8, 1)));
+    }
+    for (; o < A.out; ++o) scalar_pixel(A, s, d, o, C);
+  }
+}
+
+#endif  // RESIZE_AD_AVX2
+
+// The pass over lines / rows [i0, i1) of the work split `form` defines (fixed_point.cpp).
+inline void run_range(U8Form form, const U8Axis& A, const uint8_t* src, uint8_t* dst, int64_t inner,
+                      int64_t i0, int64_t i1) {
+  switch (form) {
+    case U8Form::Unit: return unit_lines(A, src, dst, inner, i0, i1);
+#if RESIZE_AD_AVX2
+    case U8Form::Planar: return planar_lines(A, src, dst, i0, i1);
+    case U8Form::Interleaved3: return interleaved_lines<3>(A, src, dst, i0, i1);
+    case U8Form::Interleaved4: return interleaved_lines<4>(A, src, dst, i0, i1);
+    case U8Form::Rows: return vertical_rows(A, src, dst, inner, i0, i1);
+#endif
+    default: return generic_rows(A, src, dst, inner, i0, i1);
+  }
+}
