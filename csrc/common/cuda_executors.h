@@ -12,6 +12,7 @@
 //                                         std::initializer_list<Written>);
 //   template <typename acc_t> static void built(const AxisTable& spec, const DeviceTable<acc_t>&);
 //   static constexpr bool kPinned;                      // host staging of fixed-point tables
+//   static void check_host_upload();                    // refuses it where it is unsafe
 #pragma once
 
 #include <ATen/Dispatch.h>
@@ -55,6 +56,7 @@ struct DeviceTable {
 // asynchronous and the caching host allocator keeps the block until it ran.
 template <class Backend, typename acc_t>
 DeviceTable<acc_t> upload_table(const AxisTable& t, const at::TensorOptions& dev) {
+  Backend::check_host_upload();
   const int64_t n = t.out_size;
   TORCH_INTERNAL_ASSERT(static_cast<int64_t>(t.start.size()) == n &&
                         static_cast<int64_t>(t.w.size()) == n * t.K);

@@ -78,6 +78,7 @@ struct EmulatedBackend {
   using Store = CountingStore;
   static constexpr bool kPinned = false;
   static cuda::GridCaps caps() { return state->caps; }
+  static void check_host_upload() {}
 
   template <class F>
   static void launch(const cuda::LaunchConfig& c, const F& f,
