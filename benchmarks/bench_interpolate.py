@@ -213,7 +213,21 @@ def _cv2_fn(case: Case, x: torch.Tensor, out_hw):
     return run
 
 
-def bench_case(case: Case, device: str, repeats: int, min_time: float, bw: float) -> dict:
+def _deterministic_fb(f, xg, kw, g):
+    """fwd+bwd under torch.use_deterministic_algorithms(True): native's CUDA backward raises
+    there (or falls back to a deterministic path); ours runs the same gather kernels."""
+    def run():
+        prev = torch.are_deterministic_algorithms_enabled()
+        torch.use_deterministic_algorithms(True)
+        try:
+            return torch.autograd.grad(f(xg, **kw), xg, g)
+        finally:
+            torch.use_deterministic_algorithms(prev)
+    return run
+
+
+def bench_case(case: Case, device: str, repeats: int, min_time: float, bw: float,
+               deterministic: bool = False) -> dict:
     kw = case.kwargs
     x = case.make(device)
     y_ref = F.interpolate(x, **kw)
@@ -248,6 +262,17 @@ def bench_case(case: Case, device: str, repeats: int, min_time: float, bw: float
             fb_speedup=fwdbwd["native"] / fwdbwd["ours"],
             fb_floor_ours=io_fb / bw / fwdbwd["ours"], fb_floor_native=io_fb / bw / fwdbwd["native"],
         )
+        if deterministic:
+            fns = {}
+            for name, f in (("native", F.interpolate), ("ours", resize_ad.interpolate)):
+                try:
+                    _deterministic_fb(f, xg, kw, g)()
+                    fns[name] = _deterministic_fb(f, xg, kw, g)
+                except RuntimeError as e:  # native: "... does not have a deterministic implementation"
+                    row[f"fb_det_{name}_error"] = str(e).splitlines()[0][:160]
+            if fns:
+                t = compare(fns, device, repeats, min_time)
+                row.update({f"fb_det_{k}_ms": v * 1e3 for k, v in t.items()})
     if cv2 is not None and device == "cpu" and case.cv2_interp and case.dtype == torch.float32 and x.dim() == 4:
         run = _cv2_fn(case, x.detach(), list(row["out_shape"][2:]))
         if run is not None:
@@ -277,6 +302,9 @@ def markdown(rows: List[dict], meta: dict) -> str:
                "f+b native ms", "f+b ours ms", "f+b speed-up", "f+b floor %"]
         if has_cv2:
             hdr += ["cv2 ms", "ours/cv2 speed-up"]
+        has_det = any(k.startswith("fb_det_") for r in rs for k in r)
+        if has_det:
+            hdr += ["f+b deterministic native ms", "f+b deterministic ours ms"]
         out.append("| " + " | ".join(hdr) + " |")
         out.append("|" + "|".join("---" if i < 3 else "---:" for i in range(len(hdr))) + "|")
         for r in rs:
@@ -293,6 +321,10 @@ def markdown(rows: List[dict], meta: dict) -> str:
                     cells += [f"{r['cv2_ms']:.3f}", f"{r['cv2_ms'] / r['cv2_ours_ms']:.2f}x"]
                 else:
                     cells += ["", ""]
+            if has_det:
+                for who in ("native", "ours"):
+                    ms = r.get(f"fb_det_{who}_ms")
+                    cells.append(f"{ms:.3f}" if ms is not None else ("raises" if f"fb_det_{who}_error" in r else ""))
             out.append("| " + " | ".join(cells) + " |")
         gf = geomean([r["fwd_speedup"] for r in rs])
         gb = geomean([r["fb_speedup"] for r in rs])
@@ -362,6 +394,8 @@ def main(argv=None) -> int:
     p.add_argument("--min-time", type=float, default=None, help="seconds per sample (default 0.05, quick 0.01)")
     p.add_argument("--threads", type=int, default=None, help="torch.set_num_threads (default: torch's)")
     p.add_argument("--json", metavar="FILE", help="write the numbers as JSON")
+    p.add_argument("--deterministic", action="store_true",
+                   help="also time fwd+bwd under torch.use_deterministic_algorithms(True)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the speed-ups (needs matplotlib)")
     p.add_argument("--list", action="store_true", help="list the cases and exit")
     p.add_argument("--thp", action="store_true",
@@ -418,7 +452,7 @@ def main(argv=None) -> int:
         print(f"[{device}] copy bandwidth {bw / 1e9:.1f} GB/s", file=sys.stderr, flush=True)
         for i, c in enumerate(cases):
             t0 = time.perf_counter()
-            r = bench_case(c, device, repeats, min_time, bw)
+            r = bench_case(c, device, repeats, min_time, bw, a.deterministic)
             rows.append(r)
             fb = (f"f+b {r['fb_native_ms']:8.3f} -> {r['fb_ours_ms']:8.3f} ms ({r['fb_speedup']:5.2f}x)"
                   if r["fb_speedup"] is not None else "f+b -")

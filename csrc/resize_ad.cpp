@@ -208,6 +208,11 @@ TORCH_LIBRARY(resize_ad, m) {
       "float[]? scales, bool antialias) -> Tensor");
   // Banded tables along one axis (common/band.h), the kernels of scale_and_translate:
   // y = band_apply(x), its transpose (the derivative in x) and its weight gradient.
+  // Test-only: the CUDA executors emulated on the CPU (cpu/cuda_emulation.cpp); returns the
+  // result and the emulation's counts.
+  m.def(
+      "_emulate_cuda(Tensor x, int[] size, str mode, bool align_corners, float[]? scales, "
+      "bool antialias, bool backward, int[] grid_caps) -> (Tensor, Tensor)");
   m.def("band_apply(Tensor x, Tensor start, Tensor weight, int dim) -> Tensor");
   m.def(
       "band_apply_transposed(Tensor grad, Tensor start, Tensor weight, int dim, "

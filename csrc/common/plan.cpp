@@ -149,9 +149,11 @@ double line_sweep_cost(const std::vector<const AxisTable*>& tabs, double outer, 
   return rows * (blend + along);
 }
 
-int64_t gather_taps(const Plan& p) {
-  int64_t taps = 1;
-  for (size_t d : p.order) taps *= p.tables[d]->K;
+// Taps per output of the product window, from the mean taps per row of each table (a device
+// table's K is only an upper bound).
+double gather_taps(const Plan& p) {
+  double taps = 1;
+  for (size_t d : p.order) taps *= std::ceil(mean_taps(*p.tables[d]));
   return taps;
 }
 
@@ -168,7 +170,7 @@ Executor choose_executor(const Plan& p, const at::ScalarType input_dtype,
     case Executor::ProductGather: if (gather_ok) return Executor::ProductGather; break;
     case Executor::Auto: break;
   }
-  if (gather_ok && gather_taps(p) <= k.gather_max_taps) return Executor::ProductGather;
+  if (gather_ok && gather_taps(p) <= static_cast<double>(k.gather_max_taps)) return Executor::ProductGather;
   if (sweep_ok) {
     const SweepShape s = sweep_shape(p, phys_sizes);
     if (line_sweep_cost(physical_tables(p, s), static_cast<double>(s.outer),
@@ -227,7 +229,7 @@ Plan make_plan(const at::Tensor& x, at::MemoryFormat fmt,
     // numerator over 2^precision stays below 2^23; double holds any of them exactly.
     p.kernel_dtype = at::kFloat;
     for (size_t d : p.order)
-      if (fixed_point_sum_bound(*p.tables[d]) >= 8388608.0) p.kernel_dtype = at::kDouble;
+      if (fixed_point && fixed_point_sum_bound(*p.tables[d]) >= 8388608.0) p.kernel_dtype = at::kDouble;
   }
   std::vector<int64_t> phys_sizes;
   for (int64_t d : p.perm) phys_sizes.push_back(x.size(d));
@@ -323,6 +325,15 @@ void run(const Plan& p, const at::Tensor& x, const at::Tensor& out, const Device
   }
 }
 
+// The host's cached tables, or the specs of the tables the device builds itself.
+std::vector<std::shared_ptr<const AxisTable>> tables_for(
+    const Options& opt, at::IntArrayRef in, at::IntArrayRef out,
+    std::optional<at::ArrayRef<double>> scales, bool transposed, const DeviceKernels& k) {
+  if (k.device_tables && !(opt.uint8 && uint8_fixed_point(opt.mode)))
+    return table_specs(opt, in, out, scales, transposed);
+  return cached_tables(opt, in, out, scales, transposed);
+}
+
 }  // namespace
 
 void set_forced_executor(Executor e) {
@@ -346,7 +357,7 @@ at::Tensor resize_forward(const at::Tensor& input, at::IntArrayRef output_size,
   const at::MemoryFormat fmt = output_format(mode, input);
   at::Tensor out = at::empty(out_sizes, input.options().memory_format(fmt));
   if (out.numel() == 0) return out;
-  auto tables = cached_tables(opt, input.sizes().slice(2), output_size, scales, false);
+  auto tables = tables_for(opt, input.sizes().slice(2), output_size, scales, false, kernels);
   run(make_plan(input, fmt, std::move(tables), kernels), input, out, kernels);
   return out;
 }
@@ -373,7 +384,7 @@ at::Tensor resize_backward(const at::Tensor& grad_output, at::IntArrayRef input_
   at::Tensor grad_input = at::empty(input_size, grad_output.options().memory_format(fmt));
   if (grad_input.numel() == 0) return grad_input;
   if (grad_output.numel() == 0) return grad_input.zero_();  // an empty output reads nothing
-  auto tables = cached_tables(opt, input_size.slice(2), grad_output.sizes().slice(2), scales, true);
+  auto tables = tables_for(opt, input_size.slice(2), grad_output.sizes().slice(2), scales, true, kernels);
   run(make_plan(grad_output, fmt, std::move(tables), kernels), grad_output, grad_input, kernels);
   return grad_input;
 }

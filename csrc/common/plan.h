@@ -68,6 +68,9 @@ struct DeviceKernels {
   // Whether native's kernels on this device were compiled with multiply-adds contracted into
   // FMAs (the tables then round as they do: common/rows.h).
   bool native_fma = false;
+  // The device builds its tables itself from table_specs() (AxisTable::spec) instead of taking
+  // the host's cached rows: all but the fixed-point (uint8) tables.
+  bool device_tables = false;
 };
 
 struct Plan {

@@ -90,7 +90,8 @@ C10_HOST_DEVICE inline acc_t gather_element(const GatherPlan<acc_t>& p, const sr
 namespace resize_ad {
 
 // Fills a GatherPlan from the executor's arguments; the table pointers are where each device
-// keeps its copy of start / len / weights (host vectors on the CPU, one device buffer on CUDA).
+// keeps start / len / weights (host vectors on the CPU; on CUDA the buffers the table-builder
+// functors filled: cuda_executors.h).
 template <typename acc_t>
 GatherPlan<acc_t> make_gather_plan(c10::IntArrayRef src_sizes, c10::IntArrayRef dst_sizes,
                                  const std::vector<int64_t>& pos,

@@ -13,10 +13,30 @@
 #include <stdexcept>
 #include <atomic>
 #include <cstring>
+#include <limits>
 
 #include "rows.h"
 
 namespace resize_ad {
+
+// Precision of a mode's table arithmetic. The modes native torch has (linear, cubic, lanczos)
+// follow ATen's opmath type (float for float32 and the half types), so float32 results match
+// native's. The filters only PIL or TF define are computed in double for every dtype, as PIL's
+// precompute_coeffs does: in float, the support edges of box (|x| = 0.5) and gaussian
+// (|x| = 1.5) move by rounding, and a tap that PIL keeps can be dropped (or the converse).
+bool table_in_double(const Options& opt) {
+  switch (opt.mode) {
+    case Mode::Box:
+    case Mode::Hamming:
+    case Mode::Lanczos5:
+    case Mode::Mitchell:
+    case Mode::Gaussian:
+      return true;
+    default:
+      return opt.double_math;
+  }
+}
+
 namespace {
 
 struct Row {
@@ -52,46 +72,6 @@ int quantize_u8(std::vector<Row>& rows) {
     }
   }
   return std::max(p, 1);
-}
-
-// Precision of a mode's table arithmetic. The modes native torch has (linear, cubic, lanczos)
-// follow ATen's opmath type (float for float32 and the half types), so float32 results match
-// native's. The filters only PIL or TF define are computed in double for every dtype, as PIL's
-// precompute_coeffs does: in float, the support edges of box (|x| = 0.5) and gaussian
-// (|x| = 1.5) move by rounding, and a tap that PIL keeps can be dropped (or the converse).
-bool table_in_double(const Options& opt) {
-  switch (opt.mode) {
-    case Mode::Box:
-    case Mode::Hamming:
-    case Mode::Lanczos5:
-    case Mode::Mitchell:
-    case Mode::Gaussian:
-      return true;
-    default:
-      return opt.double_math;
-  }
-}
-
-// The fixed per-axis inputs of the row formulas (rows.h), as native derives them: the scale by
-// UpSample.h area_pixel_compute_scale in T; for the PIL-style windows the support, the inverse
-// scale and the tap bound of UpSampleKernel.cpp _compute_index_ranges_weights.
-template <typename T>
-rows::AxisParams<T> axis_params(const Options& opt, int64_t in, int64_t out, double s) {
-  rows::AxisParams<T> p;
-  p.mode = opt.mode;
-  const bool nearest = opt.mode == Mode::Nearest || opt.mode == Mode::NearestExact;
-  p.align_corners = opt.align_corners && !nearest;
-  p.stretch = opt.antialias;
-  p.uint8 = opt.uint8 && (opt.mode == Mode::Linear || opt.mode == Mode::Cubic) && !opt.antialias;
-  p.in = in;
-  p.out = out;
-  p.scale = area_pixel_compute_scale<T>(in, out, p.align_corners, s);
-  const double radius = filter_radius(opt.mode);
-  const bool wide = p.stretch && p.scale >= T(1);
-  p.support = wide ? static_cast<T>(radius * p.scale) : static_cast<T>(radius);
-  p.max_taps = static_cast<int64_t>(std::ceil(static_cast<double>(p.support))) * 2 + 1;
-  p.invscale = wide ? static_cast<T>(1.0 / static_cast<double>(p.scale)) : T(1);
-  return p;
 }
 
 template <bool Fma, typename T>
@@ -171,9 +151,13 @@ AxisTable build_table(const Options& opt, int64_t in, int64_t out, double s) {
   return t;
 }
 
-void finish_table(AxisTable& t) {
+static uint64_t new_table_id() {
   static std::atomic<uint64_t> next_id{1};
-  t.id = next_id.fetch_add(1, std::memory_order_relaxed);
+  return next_id.fetch_add(1, std::memory_order_relaxed);
+}
+
+void finish_table(AxisTable& t) {
+  t.id = new_table_id();
   t.sum_len = 0;
   t.unit = t.K == 1;
   for (int64_t o = 0; o < t.out_size; ++o) {
@@ -355,6 +339,124 @@ std::vector<std::shared_ptr<const AxisTable>> cached_tables(
     const TableKey key{opt.mode, opt.align_corners, opt.antialias, opt.double_math, transposed,
                        opt.uint8, opt.fma, in_spatial[d], out_spatial[d], s};
     tables.push_back(cache->get(key, [&] { return make_table(opt, key, d); }, table_bytes));
+  }
+  return tables;
+}
+
+namespace {
+
+template <typename T>
+int64_t forward_taps(const Options& opt, int64_t in, int64_t out, double s) {
+  const int64_t cap = rows::row_capacity(axis_params<T>(opt, in, out, s));
+  return std::max<int64_t>(1, std::min(cap, in));
+}
+
+// Whether the rows are exactly x[o] * 1, from the row formulas' copy cases (rows.h): linear and
+// the PIL-style windows copy an axis whose size does not change, area's bins are single samples
+// then, and nearest, nearest-exact and bicubic (whose off-centre weights are exactly 0 at
+// integer positions) read sample o alone when the scale is exactly 1.
+template <typename T>
+bool identity_rows(const Options& opt, int64_t in, int64_t out, double s) {
+  if (in != out) return false;
+  const rows::AxisParams<T> p = axis_params<T>(opt, in, out, s);
+  switch (opt.mode) {
+    case Mode::Nearest:
+    case Mode::NearestExact:
+      return p.scale == T(1);
+    case Mode::Cubic:
+      return p.stretch || p.uint8 || p.scale == T(1);
+    default:
+      return true;
+  }
+}
+
+// Outputs that can read one input sample. Row o reads sample i only where its source position
+// real(o) = sc * o + c lies in [i - A, i + B] (for every mode the window is a fixed reach around
+// real(o), UpSample.h / UpSampleKernel.cpp); clamped taps add the rows beyond the borders to the
+// first sample (real(o) <= bottom) and to the last (real(o) >= top). Counts are over o in
+// [0, out) and widened by the rounding of real(o) in T.
+template <typename T>
+int64_t transposed_taps(const Options& opt, int64_t in, int64_t out, double s) {
+  if (identity_rows<T>(opt, in, out, s)) return 1;
+  const rows::AxisParams<T> p = axis_params<T>(opt, in, out, s);
+  const double inf = std::numeric_limits<double>::infinity();
+  double sc = static_cast<double>(p.scale), c = 0.0, A = 0.0, B = 1.0;
+  double bottom = -inf, top = inf;
+  const bool window = p.stretch || !(opt.mode == Mode::Nearest || opt.mode == Mode::NearestExact ||
+                                     opt.mode == Mode::Area || opt.mode == Mode::Linear ||
+                                     opt.mode == Mode::Cubic);
+  const double centred = p.align_corners ? 0.0 : 0.5 * sc - 0.5;
+  if (window) {  // [xmin, xmax) of the centre sc * (o + 0.5), +-support
+    c = 0.5 * sc;
+    A = static_cast<double>(p.support) - 0.5;
+    B = static_cast<double>(p.support) + 0.5;
+  } else if (opt.mode == Mode::Nearest) {  // floor(sc * o), clamped to in - 1
+    top = static_cast<double>(in - 1);
+  } else if (opt.mode == Mode::NearestExact) {  // floor(sc * (o + 0.5)), clamped
+    c = 0.5 * sc;
+    top = static_cast<double>(in - 1);
+  } else if (opt.mode == Mode::Area) {  // [floor(o * in / out), ceil((o + 1) * in / out))
+    sc = static_cast<double>(in) / static_cast<double>(out);
+    A = sc;
+  } else if (opt.mode == Mode::Linear) {  // floor(real) and floor(real) + 1, clamped
+    c = centred;
+    A = 1.0;
+    top = static_cast<double>(in - 2);
+  } else {  // cubic: floor(real) - 1 .. floor(real) + 2, clamped at both ends
+    c = centred;
+    A = 2.0;
+    B = 2.0;
+    bottom = 2.0;
+    top = static_cast<double>(in - 3);
+  }
+  const double eps = sizeof(T) == sizeof(double) ? 1e-12 : 1e-5;
+  const double m = eps * (static_cast<double>(in) + A + B + 2.0);
+  const double n = static_cast<double>(out);
+  if (!(sc > 0.0) || (A + B + 2 * m) / sc >= n) return out;
+  double k = std::floor((A + B + 2 * m) / sc) + 1.0;
+  if (bottom > -inf) k = std::max(k, std::floor((bottom + m - c) / sc) + 1.0);
+  if (top < inf) k = std::max(k, n - std::max(0.0, std::ceil((top - m - c) / sc)));
+  return std::max<int64_t>(1, static_cast<int64_t>(std::min(n, k)));
+}
+
+}  // namespace
+
+int64_t forward_taps_bound(const Options& opt, int64_t in, int64_t out, double s) {
+  return table_in_double(opt) ? forward_taps<double>(opt, in, out, s)
+                              : forward_taps<float>(opt, in, out, s);
+}
+
+int64_t transposed_taps_bound(const Options& opt, int64_t in, int64_t out, double s) {
+  return table_in_double(opt) ? transposed_taps<double>(opt, in, out, s)
+                              : transposed_taps<float>(opt, in, out, s);
+}
+
+std::vector<std::shared_ptr<const AxisTable>> table_specs(
+    const Options& opt, c10::IntArrayRef in_spatial, c10::IntArrayRef out_spatial,
+    std::optional<c10::ArrayRef<double>> scales, bool transposed) {
+  check_table_args(in_spatial, out_spatial, scales);
+  TORCH_INTERNAL_ASSERT(!(opt.uint8 && uint8_fixed_point(opt.mode)),
+                        "resize_ad: fixed-point tables are built on the host");
+  std::vector<std::shared_ptr<const AxisTable>> tables;
+  for (size_t d = 0; d < in_spatial.size(); ++d) {
+    const int64_t in = in_spatial[d], out = out_spatial[d];
+    const double s = scales.has_value() && (*scales)[d] > 0 ? (*scales)[d] : 0.0;
+    AxisTable t;
+    t.spec = TableSpec{opt, in, out, s, transposed};
+    t.identity = table_in_double(opt) ? identity_rows<double>(opt, in, out, s)
+                                      : identity_rows<float>(opt, in, out, s);
+    const int64_t k = forward_taps_bound(opt, in, out, s);
+    t.in_size = transposed ? out : in;
+    t.out_size = transposed ? in : out;
+    t.K = transposed ? transposed_taps_bound(opt, in, out, s) : k;
+    // The forward and the transposed table hold the same taps: out * (taps per forward row).
+    const double taps = std::min(static_cast<double>(k), taps_estimate(opt, in, out, s));
+    t.sum_len = t.identity ? t.out_size
+                           : static_cast<int64_t>(std::min(static_cast<double>(out) * taps,
+                                                           static_cast<double>(t.out_size * t.K)));
+    t.unit = t.identity || (!transposed && (opt.mode == Mode::Nearest || opt.mode == Mode::NearestExact));
+    t.id = new_table_id();
+    tables.push_back(std::make_shared<const AxisTable>(std::move(t)));
   }
   return tables;
 }

@@ -1,0 +1,155 @@
+"""The CUDA executors without a GPU: resize_ad._emulate_cuda (csrc/cpu/cuda_emulation.cpp) runs
+every CUDA kernel's functor (csrc/common/cuda_functors.h) on the CPU over exactly the grid and
+block its launch function computes, with the tables built by the table-builder functors, and
+counts the stores. On every sample of the shared generator, forward and backward: the result
+equals the CPU executors', every output element (and every table row) is written exactly once,
+and every table the functors built equals the host's table of the same rows."""
+import pytest
+import torch
+
+from resize_ad._testing import executor
+from helpers import assert_close
+from samples import aa_samples, filter_samples, sample_inputs
+
+# The emulation's counts (cuda_emulation.cpp, enum Stat).
+STATS = ("launches", "not_once", "twice", "stray", "tables_checked", "table_mismatch",
+         "bound_too_small", "bad_config")
+
+SAMPLES = (list(sample_inputs(layouts=("contiguous", "channels_last", "noncontig")))
+           + list(aa_samples(layouts=("contiguous", "channels_last")))
+           + list(filter_samples(layouts=("contiguous",))))
+
+
+def _op_args(s, x):
+    """The op's arguments for a sample, as resize_ad.interpolate passes them."""
+    import resize_ad
+    from resize_ad.functional import _nearest_scales
+    y = resize_ad.interpolate(x, **s.kwargs)
+    sf = s.kwargs.get("scale_factor")
+    scales = None
+    if sf is not None and not s.kwargs.get("recompute_scale_factor") and s.mode != "area":
+        scales = list(sf) if isinstance(sf, tuple) else [float(sf)] * (s.rank - 2)
+        if s.mode == "nearest":
+            scales = _nearest_scales(x, list(y.shape[2:]), scales)
+    return list(y.shape[2:]), (s.mode, bool(s.kwargs.get("align_corners", False)), scales,
+                               bool(s.kwargs.get("antialias", False)))
+
+
+def _emulate(x, size, args, backward, caps=()):
+    mode, ac, scales, aa = args
+    y, stats = torch.ops.resize_ad._emulate_cuda(x, size, mode, ac, scales, aa, backward, list(caps))
+    return y, dict(zip(STATS, stats.tolist()))
+
+
+def _check_stats(st):
+    bad = {k: v for k, v in st.items() if k not in ("launches", "tables_checked") and v != 0}
+    assert not bad, f"emulated CUDA launches: {bad} (of {st})"
+
+
+def _compare(x, size, args, caps=(), dtype=None):
+    """Emulated CUDA vs the CPU op, forward and backward."""
+    g = torch.randn([x.shape[0], x.shape[1]] + size, dtype=torch.float64,
+                    generator=torch.Generator().manual_seed(1)).to(x.dtype)
+    y_ref = torch.ops.resize_ad.resize(x, size, *args)
+    g_ref = torch.ops.resize_ad.resize_backward(g, list(x.shape), *args)
+    y, st = _emulate(x, size, args, False, caps)
+    _check_stats(st)
+    assert y.shape == y_ref.shape and y.stride() == y_ref.stride() and y.dtype == y_ref.dtype
+    assert_close(y, y_ref, dtype or x.dtype)
+    gx, st = _emulate(g, list(x.shape), args, True, caps)
+    _check_stats(st)
+    assert gx.shape == g_ref.shape and gx.stride() == g_ref.stride()
+    assert_close(gx, g_ref, dtype or x.dtype)
+    # only a resize whose every axis keeps its size can be a plain copy (no launch)
+    assert st["launches"] > 0 or list(x.shape[2:]) == size
+    return st
+
+
+@pytest.mark.parametrize("name", ["separable", "product_gather"])
+@pytest.mark.parametrize("s", SAMPLES, ids=lambda s: s.id)
+def test_emulated_cuda_matches_cpu(s, name):
+    x = s.make(torch.float64)
+    size, args = _op_args(s, x)
+    with executor(name):
+        _compare(x, size, args)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("s", [s for s in sample_inputs(layouts=("contiguous", "channels_last"))
+                               if s.rank == 4 and "scale_factor" not in s.kwargs], ids=lambda s: s.id)
+def test_emulated_cuda_half_types(s, dtype):
+    """The accumulation-type variants of the passes (scratch in float32 between passes)."""
+    x = s.make(dtype)
+    size, args = _op_args(s, x)
+    with executor("separable"):
+        _compare(x, size, args)
+
+
+# Shapes past the lowered grid caps: every functor runs its grid-stride loop.
+CAPPED = [
+    ((2, 3, 40, 50), [61, 23], "bilinear", False, None),
+    ((1, 300, 9, 7), [14, 5], "bicubic", True, None),
+    ((2, 5, 33, 20), [8, 45], "bilinear", False, None),
+    ((1, 2, 700), [333], "linear", False, None),
+    ((1, 2, 9, 10, 11), [17, 4, 23], "trilinear", False, None),
+    ((2, 3, 30, 31), [7, 90], "area", False, None),
+    ((1, 3, 64, 48), [20, 16], "bilinear", False, True),
+    ((2, 2, 40, 30), [80, 60], "nearest", False, None),
+]
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "channels_last"])
+@pytest.mark.parametrize("caps", [(1, 1), (2, 3), (3, 2)], ids=str)
+@pytest.mark.parametrize("name", ["separable", "product_gather"])
+@pytest.mark.parametrize("shape,size,mode,ac,aa", CAPPED, ids=lambda v: str(v))
+def test_emulated_cuda_grid_caps(shape, size, mode, ac, aa, name, caps, layout):
+    x = torch.randn(shape, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    if layout == "channels_last":
+        if x.dim() == 3:
+            pytest.skip("no channels_last for 3-D input")
+        x = x.contiguous(memory_format=torch.channels_last if x.dim() == 4 else torch.channels_last_3d)
+    args = (mode, ac, None, bool(aa))
+    with executor(name):
+        _compare(x, size, args, caps=caps)
+
+
+@pytest.mark.parametrize("mode,in_size,out_size,scale,ac", [
+    # scales that disagree with the sizes (the op allows any): the transposed tables' bound must
+    # still hold where the clamped rows pile onto a border sample
+    ("nearest", 10, 100, 0.5, False),
+    ("nearest", 10, 7, 5.0, False),
+    ("nearest-exact", 12, 40, 0.7, False),
+    ("linear", 10, 100, 0.5, False),
+    ("linear", 9, 50, 20.0, False),
+    ("cubic", 10, 60, 0.4, False),
+    ("cubic", 11, 5, 9.0, False),
+    ("linear", 1, 13, 0.0, False),
+    ("cubic", 2, 17, 0.0, True),
+    ("linear", 5, 1, 0.0, True),
+])
+def test_emulated_cuda_inconsistent_scales(mode, in_size, out_size, scale, ac):
+    x = torch.randn(2, 3, in_size, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    args = (mode if mode != "cubic" else "bicubic", ac, [scale] if scale > 0 else None, False)
+    if mode == "cubic":  # bicubic is 2-D only: resample one axis, keep the other
+        x = x.unsqueeze(-1).expand(2, 3, in_size, 2).contiguous()
+        args = ("bicubic", ac, [scale, 1.0] if scale > 0 else None, False)
+        size = [out_size, 2]
+    else:
+        size = [out_size]
+    for name in ("separable", "product_gather"):
+        with executor(name):
+            _compare(x, size, args)
+
+
+def test_emulation_counts_what_it_claims():
+    """The counts are live: a product gather of a 2-D bilinear resize launches two table
+    builders per axis for the backward (forward rows, then their transpose) and one gather."""
+    x = torch.randn(1, 2, 6, 7, dtype=torch.float64)
+    with executor("product_gather"):
+        _, st = _emulate(x, [9, 4], ("bilinear", False, None, False), False)
+        assert st["launches"] == 3 and st["tables_checked"] == 2
+        g = torch.randn(1, 2, 9, 4, dtype=torch.float64)
+        _, st = _emulate(g, [1, 2, 6, 7], ("bilinear", False, None, False), True)
+        assert st["launches"] == 5 and st["tables_checked"] == 2
+    with pytest.raises(RuntimeError, match="grid_caps"):
+        _emulate(x, [9, 4], ("bilinear", False, None, False), False, caps=(1,))
