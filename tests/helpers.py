@@ -43,3 +43,18 @@ def assert_adjoint(y, g, x, gx, dtype):
     bound = (g.abs() * (tol["atol"] + tol["rtol"] * y.abs())).sum() + (
         x.abs() * (tol["atol"] + tol["rtol"] * gx.abs())).sum()
     assert (lhs - rhs).abs() <= bound, f"<Ax, g> = {lhs.item()!r} but <x, A^T g> = {rhs.item()!r} (bound {bound.item():.3g})"
+
+
+def op_args(s, x):
+    """(output size, (mode, align_corners, scales, antialias)): the op's arguments for a sample,
+    as resize_ad.interpolate passes them."""
+    from resize_ad.functional import _nearest_scales
+    y = resize_ad.interpolate(x, **s.kwargs)
+    sf = s.kwargs.get("scale_factor")
+    scales = None
+    if sf is not None and not s.kwargs.get("recompute_scale_factor") and s.mode != "area":
+        scales = list(sf) if isinstance(sf, tuple) else [float(sf)] * (s.rank - 2)
+        if s.mode == "nearest":
+            scales = _nearest_scales(x, list(y.shape[2:]), scales)
+    return list(y.shape[2:]), (s.mode, bool(s.kwargs.get("align_corners", False)), scales,
+                               bool(s.kwargs.get("antialias", False)))

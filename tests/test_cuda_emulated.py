@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from resize_ad._testing import executor
-from helpers import assert_close
+from helpers import assert_close, op_args as _op_args
 from samples import aa_samples, filter_samples, sample_inputs
 
 # The emulation's counts (cuda_emulation.cpp, enum Stat).
@@ -18,21 +18,6 @@ STATS = ("launches", "not_once", "twice", "stray", "tables_checked", "table_mism
 SAMPLES = (list(sample_inputs(layouts=("contiguous", "channels_last", "noncontig")))
            + list(aa_samples(layouts=("contiguous", "channels_last")))
            + list(filter_samples(layouts=("contiguous",))))
-
-
-def _op_args(s, x):
-    """The op's arguments for a sample, as resize_ad.interpolate passes them."""
-    import resize_ad
-    from resize_ad.functional import _nearest_scales
-    y = resize_ad.interpolate(x, **s.kwargs)
-    sf = s.kwargs.get("scale_factor")
-    scales = None
-    if sf is not None and not s.kwargs.get("recompute_scale_factor") and s.mode != "area":
-        scales = list(sf) if isinstance(sf, tuple) else [float(sf)] * (s.rank - 2)
-        if s.mode == "nearest":
-            scales = _nearest_scales(x, list(y.shape[2:]), scales)
-    return list(y.shape[2:]), (s.mode, bool(s.kwargs.get("align_corners", False)), scales,
-                               bool(s.kwargs.get("antialias", False)))
 
 
 def _emulate(x, size, args, backward, caps=()):

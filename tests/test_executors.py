@@ -7,25 +7,11 @@ import torch
 
 import resize_ad
 from resize_ad._testing import EXECUTORS, executor
-from helpers import assert_close, native
+from helpers import assert_close, native, op_args as _op_args
 from samples import aa_samples, filter_samples, native_backward_not_adjoint, sample_inputs
 
 NATIVE = list(sample_inputs()) + list(aa_samples())
 ALL = NATIVE + list(filter_samples(layouts=("contiguous", "channels_last")))
-
-
-def _op_args(s, x):
-    """The op's arguments for a sample (as resize_ad.interpolate passes them)."""
-    y = resize_ad.interpolate(x, **s.kwargs)
-    sf = s.kwargs.get("scale_factor")
-    scales = None
-    if sf is not None and not s.kwargs.get("recompute_scale_factor") and s.mode != "area":
-        scales = list(sf) if isinstance(sf, tuple) else [float(sf)] * (s.rank - 2)
-        if s.mode == "nearest":
-            from resize_ad.functional import _nearest_scales
-            scales = _nearest_scales(x, list(y.shape[2:]), scales)
-    return list(y.shape[2:]), (s.mode, bool(s.kwargs.get("align_corners", False)), scales,
-                               bool(s.kwargs.get("antialias", False)))
 
 
 def _run(name, x, size, args, g):

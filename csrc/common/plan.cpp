@@ -248,23 +248,9 @@ at::ScalarType accumulation_type(at::ScalarType t) {
 // [0, 255] after its pass, as native's uint8 kernels store each pass in uint8.
 void run_separable(const Plan& p, at::Tensor cur, const at::Tensor& out_phys,
                    const DeviceKernels& k) {
-  if (p.kernel_dtype == at::kByte) {
-    // uint8 in, uint8 between the passes, uint8 out: the pass kernel rounds and saturates.
-    if (!cur.is_contiguous()) cur = cur.contiguous();
-    for (size_t i = 0; i < p.order.size(); ++i) {
-      const AxisTable& t = *p.tables[p.order[i]];
-      const int64_t at = p.pos[p.order[i]];
-      std::vector<int64_t> sizes = cur.sizes().vec();
-      int64_t outer = 1, inner = 1;
-      for (int64_t j = 0; j < at; ++j) outer *= sizes[j];
-      for (size_t j = at + 1; j < sizes.size(); ++j) inner *= sizes[j];
-      sizes[at] = t.out_size;
-      at::Tensor dst = i + 1 == p.order.size() ? out_phys : at::empty(sizes, cur.options());
-      k.pass_u8(cur, dst, outer, inner, t);
-      cur = dst;
-    }
-    return;
-  }
+  // A uint8 kernel dtype (the device's fixed-point passes) keeps uint8 in, between the passes
+  // and out: those kernels round and saturate as they store.
+  const bool u8_passes = p.kernel_dtype == at::kByte;
   const at::ScalarType acc = accumulation_type(p.kernel_dtype);
   if (cur.scalar_type() != p.kernel_dtype) {
     cur = at::empty(cur.sizes(), cur.options().dtype(p.kernel_dtype)).copy_(cur);
@@ -281,8 +267,13 @@ void run_separable(const Plan& p, at::Tensor cur, const at::Tensor& out_phys,
     sizes[at] = t.out_size;
     const bool into_out = i + 1 == p.order.size() && out_phys.scalar_type() == p.kernel_dtype;
     at::Tensor dst = into_out ? out_phys : at::empty(sizes, cur.options().dtype(acc));
-    k.pass(cur, dst, p.kernel_dtype, outer, inner, t);
-    if (t.precision > 0) dst.add_(0.5).floor_().clamp_(0, 255);
+    if (u8_passes) {
+      k.pass_u8(cur, dst, outer, inner, t);
+    } else {
+      k.pass(cur, dst, p.kernel_dtype, outer, inner, t);
+      // float kernels on a fixed-point table: round and saturate as native stores each pass
+      if (t.precision > 0) dst.add_(0.5).floor_().clamp_(0, 255);
+    }
     cur = dst;
   }
   // uint8: integers in [0, 255] by now, so the conversion is exact.

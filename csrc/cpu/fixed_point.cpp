@@ -4,12 +4,7 @@
 
 #include <ATen/Parallel.h>
 
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#include <immintrin.h>
-#define RESIZE_AD_HAVE_AVX2_BUILD 1
-#else
-#define RESIZE_AD_HAVE_AVX2_BUILD 0
-#endif
+#include "isa.h"
 
 #include <algorithm>
 #include <cmath>
@@ -119,13 +114,6 @@ namespace avx2 {
 #undef RESIZE_AD_AVX2
 }  // namespace avx2
 #pragma GCC pop_options
-
-bool cpu_has_avx2() {
-  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return ok;
-}
-#else
-bool cpu_has_avx2() { return false; }
 #endif
 
 U8Form form_of(const AxisTable& t, int64_t inner, bool avx2) {
