@@ -184,6 +184,34 @@ def test_cuda_graph_capture_and_replay(shape, kw, cl, name):
             del junk
 
 
+U8_CASES = [
+    ((1, 3, 48, 64), dict(size=(22, 29), mode="bilinear", antialias=True), True),
+    ((2, 3, 37, 45), dict(size=(11, 70), mode="bicubic"), False),
+    ((1, 3, 2, 3000), dict(size=(2, 25), mode="bilinear", antialias=True), False),
+    ((1, 4, 20, 21), dict(size=(41, 8), mode="nearest"), True),
+]
+
+
+@pytest.mark.parametrize("shape,kw,cl", U8_CASES, ids=lambda v: str(v))
+def test_uint8_matches_native_cpu_and_captures(shape, kw, cl):
+    """uint8 on the GPU equals native's CPU uint8 kernels bit for bit (the fixed-point tables are
+    built on the device), and a captured graph replays it on new data."""
+    fmt = torch.channels_last if cl else torch.contiguous_format
+    x = torch.randint(0, 256, shape, dtype=torch.uint8).contiguous(memory_format=fmt)
+    ref = native(x, **kw)
+    y = ours(x.cuda(), **kw)
+    assert y.dtype == torch.uint8 and torch.equal(y.cpu(), ref)
+    static_x = x.cuda()
+    ours(static_x, **kw)  # warm-up: host tables cached before the capture
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        static_y = ours(static_x, **kw)
+    x2 = torch.randint(0, 256, shape, dtype=torch.uint8).contiguous(memory_format=fmt)
+    static_x.copy_(x2.cuda())
+    graph.replay()
+    assert torch.equal(static_y.cpu(), native(x2, **kw))
+
+
 @pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two GPUs")
 @pytest.mark.parametrize("mode,kw", [("bilinear", {}), ("bicubic", {"align_corners": True}),
                                      ("bilinear", {"antialias": True}), ("area", {}), ("nearest", {})])

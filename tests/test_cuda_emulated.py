@@ -138,3 +138,50 @@ def test_emulation_counts_what_it_claims():
         assert st["launches"] == 5 and st["tables_checked"] == 2
     with pytest.raises(RuntimeError, match="grid_caps"):
         _emulate(x, [9, 4], ("bilinear", False, None, False), False, caps=(1,))
+
+
+# uint8: the fixed-point tables (int16 weights of the precision native derives from the largest
+# weight) are built and quantised by the table-builder functor; the passes run in float (double
+# where a pass's integer sums could pass 2^24) and round half up and saturate per pass. The CPU op
+# is bit-exact with native's uint8 kernels (tests/test_uint8.py), so the emulation must equal it.
+def _u8_samples():
+    from test_uint8 import AA_SAMPLES, SAMPLES, _to_u8
+    for s in SAMPLES + AA_SAMPLES:
+        for binary in ((False, True) if not s.mode.startswith("nearest") else (False,)):
+            yield pytest.param(s, binary, id=f"{s.id}-{'binary' if binary else 'noise'}")
+
+
+def _compare_u8(x, size, args, caps=()):
+    y_ref = torch.ops.resize_ad.resize(x, size, *args)
+    y, st = _emulate(x, size, args, False, caps)
+    _check_stats(st)
+    assert y.dtype == torch.uint8 and y.shape == y_ref.shape and y.stride() == y_ref.stride()
+    assert torch.equal(y, y_ref), f"{int((y != y_ref).sum())} of {y.numel()} elements differ"
+    return st
+
+
+@pytest.mark.parametrize("s,binary", list(_u8_samples()))
+def test_emulated_cuda_uint8(s, binary):
+    from test_uint8 import _to_u8
+    x = _to_u8(s.make(torch.float64), binary)
+    size, args = _op_args(s, x)
+    st = _compare_u8(x, size, args)
+    if list(x.shape[2:]) != size and not s.mode.startswith("nearest"):
+        assert st["tables_checked"] > 0  # the fixed-point tables came from the functors
+
+
+@pytest.mark.parametrize("shape,size,mode,aa", [
+    ((1, 3, 2, 3000), [2, 25], "bilinear", True),    # precision 20: sums need double
+    ((2, 3, 37, 45), [11, 70], "bicubic", False),
+    ((1, 4, 50, 60), [17, 23], "bicubic", True),
+    ((1, 3, 40, 33), [9, 61], "lanczos", True),
+])
+@pytest.mark.parametrize("layout", ["contiguous", "channels_last"])
+@pytest.mark.parametrize("caps", [(), (2, 3)], ids=str)
+def test_emulated_cuda_uint8_wide(shape, size, mode, aa, layout, caps):
+    g = torch.Generator().manual_seed(4)
+    x = torch.randint(0, 256, shape, dtype=torch.uint8, generator=g)
+    x = ((x > 127).to(torch.uint8) * 255) if mode != "bilinear" else x
+    if layout == "channels_last":
+        x = x.contiguous(memory_format=torch.channels_last)
+    _compare_u8(x, size, (mode, False, None, aa), caps)

@@ -11,8 +11,6 @@
 //   template <class F> static void launch(const cuda::LaunchConfig&, const F&,
 //                                         std::initializer_list<Written>);
 //   template <typename acc_t> static void built(const AxisTable& spec, const DeviceTable<acc_t>&);
-//   static constexpr bool kPinned;                      // host staging of fixed-point tables
-//   static void check_host_upload();                    // refuses it where it is unsafe
 #pragma once
 
 #include <ATen/Dispatch.h>
@@ -20,7 +18,6 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty.h>
 
-#include <cstring>
 #include <initializer_list>
 #include <limits>
 #include <vector>
@@ -51,31 +48,6 @@ struct DeviceTable {
   const acc_t* w_ptr() const { return w.const_data_ptr<acc_t>(); }
 };
 
-// Host rows (the fixed-point uint8 tables, whose quantisation needs a maximum over all rows):
-// staged in one host buffer and copied; pinned for the CUDA backend, so the copy is
-// asynchronous and the caching host allocator keeps the block until it ran.
-template <class Backend, typename acc_t>
-DeviceTable<acc_t> upload_table(const AxisTable& t, const at::TensorOptions& dev) {
-  Backend::check_host_upload();
-  const int64_t n = t.out_size;
-  TORCH_INTERNAL_ASSERT(static_cast<int64_t>(t.start.size()) == n &&
-                        static_cast<int64_t>(t.w.size()) == n * t.K);
-  const auto host = at::TensorOptions().pinned_memory(Backend::kPinned);
-  at::Tensor start = at::empty({n}, host.dtype(at::kLong));
-  at::Tensor len = at::empty({n}, host.dtype(at::kLong));
-  at::Tensor w = at::empty({n * t.K}, host.dtype(c10::CppTypeToScalarType<acc_t>::value));
-  std::memcpy(start.mutable_data_ptr<int64_t>(), t.start.data(), n * sizeof(int64_t));
-  std::memcpy(len.mutable_data_ptr<int64_t>(), t.len.data(), n * sizeof(int64_t));
-  acc_t* wp = w.mutable_data_ptr<acc_t>();
-  for (int64_t i = 0; i < n * t.K; ++i) wp[i] = static_cast<acc_t>(t.w[i]);
-  DeviceTable<acc_t> d;
-  d.start = start.to(dev.dtype(at::kLong), /*non_blocking=*/true);
-  d.len = len.to(dev.dtype(at::kLong), /*non_blocking=*/true);
-  d.w = w.to(dev.dtype(w.scalar_type()), /*non_blocking=*/true);
-  d.K = t.K;
-  return d;
-}
-
 template <class Backend, bool Fma, typename T, typename acc_t>
 DeviceTable<acc_t> build_spec_table(const AxisTable& t, const at::TensorOptions& dev) {
   using Store = typename Backend::Store;
@@ -95,6 +67,7 @@ DeviceTable<acc_t> build_spec_table(const AxisTable& t, const at::TensorOptions&
   rows_f.p = p;
   rows_f.cap = cap;
   rows_f.K = fK;
+  rows_f.precision = t.precision;
   rows_f.scratch = scratch.mutable_data_ptr<double>();
   rows_f.start = f.start.template mutable_data_ptr<int64_t>();
   rows_f.len = f.len.template mutable_data_ptr<int64_t>();
@@ -137,11 +110,11 @@ DeviceTable<acc_t> build_spec_table(const AxisTable& t, const at::TensorOptions&
   return r;
 }
 
-// The device table of `t` in the accumulation type: built on the device from its spec (no host
-// rows, no copy, no synchronisation; CUDA-graph safe), or uploaded from host rows (fixed point).
+// The device table of `t` in the accumulation type, built on the device from its spec: no host
+// rows, no copy, no synchronisation; CUDA-graph safe.
 template <class Backend, typename acc_t>
 DeviceTable<acc_t> device_table(const AxisTable& t, const at::TensorOptions& dev) {
-  if (!t.spec.has_value()) return upload_table<Backend, acc_t>(t, dev);
+  TORCH_INTERNAL_ASSERT(t.spec.has_value(), "resize_ad: a device table needs its spec");
   DeviceTable<acc_t> d;
   const bool fma = t.spec->opt.fma;
   if (table_in_double(t.spec->opt)) {

@@ -111,7 +111,9 @@ C10_HOST_DEVICE inline int64_t stride_x(Idx3 grid, Idx3 bdim) {
 // so a device table is the host's bit for bit): row o into its slot of `scratch` (row_capacity
 // doubles: a formula may write that many before its trim), then the exact-zero weights at both
 // ends trimmed (tables.cpp trim_zeros: an inf times such a weight must not become NaN) and the
-// rest stored in acc_t at stride K. key_start / key_end (or null): the untrimmed windows, which
+// rest stored in acc_t at stride K. precision > 0 (uint8): the weights are first quantised to
+// ATen's int16 fixed point (rows::fixed_point_weight, as the host's quantize_u8), so that a zero
+// they round to is trimmed too. key_start / key_end (or null): the untrimmed windows, which
 // are non-decreasing in o for every mode (a row without taps lies past the input: its end is
 // `in`), the search keys of BuildTransposed.
 template <class Store, bool Fma, typename T, typename acc_t>
@@ -119,6 +121,7 @@ struct BuildRows {
   rows::AxisParams<T> p;
   int64_t cap = 0;
   int64_t K = 0;
+  int precision = 0;
   double* scratch = nullptr;
   int64_t* start = nullptr;
   int64_t* len = nullptr;
@@ -132,6 +135,8 @@ struct BuildRows {
       int64_t s = 0;
       double wmax = 0.0;
       const int64_t n = rows::table_row<Fma>(p, o, s, r, wmax);
+      if (precision > 0)
+        for (int64_t k = 0; k < n; ++k) r[k] = rows::fixed_point_weight(r[k], precision);
       if (key_start != nullptr) {
         Store::put(key_start, o, s);
         Store::put(key_end, o, n > 0 ? s + n : p.in);

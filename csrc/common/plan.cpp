@@ -65,17 +65,6 @@ std::vector<int64_t> physical_order(at::MemoryFormat fmt, int64_t dim) {
   return p;
 }
 
-// Largest |partial sum| a pass can reach over its rows, for input values in [0, 255].
-double fixed_point_sum_bound(const AxisTable& t) {
-  double bound = 0.0;
-  for (int64_t o = 0; o < t.out_size; ++o) {
-    double s = 0.0;
-    for (int64_t k = 0; k < t.len[o]; ++k) s += std::abs(t.w[o * t.K + k]);
-    bound = std::max(bound, s);
-  }
-  return bound * 255.0 * std::ldexp(1.0, t.precision);
-}
-
 // Mean taps per output row of a table (1 for the identity, which is a copy).
 double mean_taps(const AxisTable& t) {
   if (t.identity) return 1.0;
@@ -229,7 +218,7 @@ Plan make_plan(const at::Tensor& x, at::MemoryFormat fmt,
     // numerator over 2^precision stays below 2^23; double holds any of them exactly.
     p.kernel_dtype = at::kFloat;
     for (size_t d : p.order)
-      if (fixed_point && fixed_point_sum_bound(*p.tables[d]) >= 8388608.0) p.kernel_dtype = at::kDouble;
+      if (p.tables[d]->fixed_point_bound >= 8388608.0) p.kernel_dtype = at::kDouble;
   }
   std::vector<int64_t> phys_sizes;
   for (int64_t d : p.perm) phys_sizes.push_back(x.size(d));
@@ -320,8 +309,7 @@ void run(const Plan& p, const at::Tensor& x, const at::Tensor& out, const Device
 std::vector<std::shared_ptr<const AxisTable>> tables_for(
     const Options& opt, at::IntArrayRef in, at::IntArrayRef out,
     std::optional<at::ArrayRef<double>> scales, bool transposed, const DeviceKernels& k) {
-  if (k.device_tables && !(opt.uint8 && uint8_fixed_point(opt.mode)))
-    return table_specs(opt, in, out, scales, transposed);
+  if (k.device_tables) return table_specs(opt, in, out, scales, transposed);
   return cached_tables(opt, in, out, scales, transposed);
 }
 

@@ -69,7 +69,7 @@ struct DeviceKernels {
   // FMAs (the tables then round as they do: common/rows.h).
   bool native_fma = false;
   // The device builds its tables itself from table_specs() (AxisTable::spec) instead of taking
-  // the host's cached rows: all but the fixed-point (uint8) tables.
+  // the host's cached rows (fixed-point tables: with the precision of the host's).
   bool device_tables = false;
 };
 

@@ -252,6 +252,15 @@ C10_HOST_DEVICE inline int64_t u8_row(const AxisParams<double>& p, int64_t o, in
   return xsize;
 }
 
+// ATen's int16 fixed-point weight (_compute_index_ranges_int16_weights): w * 2^precision
+// rounded half away from zero, truncated to int16, as the double n / 2^precision (exact).
+C10_HOST_DEVICE inline double fixed_point_weight(double w, int precision) {
+  const double one = static_cast<double>(int64_t{1} << precision);
+  const double v = w * one;
+  const int n = v < 0 ? static_cast<int>(-0.5 + v) : static_cast<int>(0.5 + v);
+  return static_cast<double>(static_cast<int16_t>(n)) / one;
+}
+
 // Area: adaptive average pooling bins [floor(o*I/O), ceil((o+1)*I/O)). The products are taken
 // in 128 bits: o * I overflows int64 once I * O > 2^63.
 C10_HOST_DEVICE inline int64_t area_row(int64_t in, int64_t out, int64_t o, int64_t& start,

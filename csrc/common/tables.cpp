@@ -63,15 +63,10 @@ int quantize_u8(std::vector<Row>& rows) {
     const int next = static_cast<int>(0.5 + wmax * (1 << (p + 1)));
     if (next >= (1 << 15)) break;
   }
-  const double one = static_cast<double>(1 << p);
-  for (auto& r : rows) {
-    for (double& w : r.w) {
-      const double v = w * one;
-      const int n = v < 0 ? static_cast<int>(-0.5 + v) : static_cast<int>(0.5 + v);
-      w = static_cast<double>(static_cast<int16_t>(n)) / one;
-    }
-  }
-  return std::max(p, 1);
+  p = std::max(p, 1);
+  for (auto& r : rows)
+    for (double& w : r.w) w = rows::fixed_point_weight(w, p);
+  return p;
 }
 
 template <bool Fma, typename T>
@@ -160,9 +155,15 @@ void finish_table(AxisTable& t) {
   t.id = new_table_id();
   t.sum_len = 0;
   t.unit = t.K == 1;
+  t.fixed_point_bound = 0.0;
+  const double one = std::ldexp(1.0, t.precision);
   for (int64_t o = 0; o < t.out_size; ++o) {
     t.sum_len += t.len[o];
     t.unit = t.unit && t.len[o] == 1 && t.w[o] == 1.0;
+    if (t.precision == 0) continue;
+    double s = 0.0;
+    for (int64_t k = 0; k < t.len[o]; ++k) s += std::abs(t.w[o * t.K + k]) * one;
+    t.fixed_point_bound = std::max(t.fixed_point_bound, s * 255.0);
   }
 }
 
@@ -435,9 +436,29 @@ std::vector<std::shared_ptr<const AxisTable>> table_specs(
     const Options& opt, c10::IntArrayRef in_spatial, c10::IntArrayRef out_spatial,
     std::optional<c10::ArrayRef<double>> scales, bool transposed) {
   check_table_args(in_spatial, out_spatial, scales);
-  TORCH_INTERNAL_ASSERT(!(opt.uint8 && uint8_fixed_point(opt.mode)),
-                        "resize_ad: fixed-point tables are built on the host");
   std::vector<std::shared_ptr<const AxisTable>> tables;
+  if (opt.uint8 && uint8_fixed_point(opt.mode)) {
+    TORCH_INTERNAL_ASSERT(!transposed, "resize_ad: uint8 has no backward");
+    const auto host = cached_tables(opt, in_spatial, out_spatial, scales, false);
+    for (size_t d = 0; d < in_spatial.size(); ++d) {
+      const int64_t in = in_spatial[d], out = out_spatial[d];
+      const double s = scales.has_value() && (*scales)[d] > 0 ? (*scales)[d] : 0.0;
+      AxisTable t;
+      t.spec = TableSpec{opt, in, out, s, false};
+      t.in_size = in;
+      t.out_size = out;
+      // the device's rows are untrimmed until it trims them: the host's K may be smaller
+      t.K = forward_taps_bound(opt, in, out, s);
+      t.identity = host[d]->identity;
+      t.unit = host[d]->unit;
+      t.sum_len = host[d]->sum_len;
+      t.precision = host[d]->precision;
+      t.fixed_point_bound = host[d]->fixed_point_bound;
+      t.id = new_table_id();
+      tables.push_back(std::make_shared<const AxisTable>(std::move(t)));
+    }
+    return tables;
+  }
   for (size_t d = 0; d < in_spatial.size(); ++d) {
     const int64_t in = in_spatial[d], out = out_spatial[d];
     const double s = scales.has_value() && (*scales)[d] > 0 ? (*scales)[d] : 0.0;

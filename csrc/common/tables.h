@@ -56,13 +56,18 @@ struct AxisTable {
   // (exact in float and double), and every pass rounds half up and saturates to [0, 255].
   // 0 for every other table.
   int precision = 0;
+  // Fixed-point tables: the largest |sum| of a row's integer weights n times 255, the largest
+  // partial sum (in units of 2^-precision) a pass reaches over inputs in [0, 255]. 0 otherwise.
+  double fixed_point_bound = 0.0;
   // Summaries, set by build_table / transpose (finish_table):
   uint64_t id = 0;              // unique per built table (never reused): a key for derived data
   int64_t sum_len = 0;          // sum of len
   bool unit = false;            // every row is one tap of weight exactly 1 (nearest, identity)
   // Set for a table the device builds from its row formulas (table_specs): then start, len and
   // w are empty, K is an upper bound on the taps of every row (rows carry len <= K), identity
-  // is known from the sizes and scale alone, and sum_len is an estimate for the cost model.
+  // is known from the sizes and scale alone, and sum_len is an estimate for the cost model. A
+  // fixed-point spec carries its host table's precision, fixed_point_bound, identity, unit and
+  // sum_len: the device quantises its rows with that precision.
   std::optional<TableSpec> spec;
 };
 
@@ -122,8 +127,9 @@ int64_t forward_taps_bound(const Options& opt, int64_t in, int64_t out, double s
 int64_t transposed_taps_bound(const Options& opt, int64_t in, int64_t out, double s);
 
 // Tables a device builds itself (AxisTable::spec): one per spatial axis, the transposed ones when
-// `transposed`. O(1) per axis on the host; no rows are computed. Not for the fixed-point (uint8)
-// tables, whose quantisation needs the maximum over all rows first.
+// `transposed`. O(1) per axis on the host; no rows are computed, except for the fixed-point
+// (uint8) tables, whose int16 precision ATen derives from the largest weight of all rows: those
+// take it (and their summaries) from the host's cached table, and the device builds the rows.
 std::vector<std::shared_ptr<const AxisTable>> table_specs(
     const Options& opt, c10::IntArrayRef in_spatial, c10::IntArrayRef out_spatial,
     std::optional<c10::ArrayRef<double>> scales, bool transposed);

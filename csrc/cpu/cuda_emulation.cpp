@@ -76,9 +76,7 @@ bool same_weight(acc_t a, acc_t b) {
 
 struct EmulatedBackend {
   using Store = CountingStore;
-  static constexpr bool kPinned = false;
   static cuda::GridCaps caps() { return state->caps; }
-  static void check_host_upload() {}
 
   template <class F>
   static void launch(const cuda::LaunchConfig& c, const F& f,

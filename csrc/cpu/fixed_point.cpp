@@ -129,14 +129,7 @@ U8Form form_of(const AxisTable& t, int64_t inner, bool avx2) {
 
 bool fixed_point_fits_int32(const AxisTable& t) {
   // The rounding term plus the largest |sum| a row reaches over inputs in [0, 255].
-  const double one = std::ldexp(1.0, t.precision);
-  double bound = 0.0;
-  for (int64_t o = 0; o < t.out_size; ++o) {
-    double s = 0.0;
-    for (int64_t k = 0; k < t.len[o]; ++k) s += std::abs(t.w[o * t.K + k]) * one;
-    bound = std::max(bound, s);
-  }
-  return t.precision < 31 && bound * 255.0 + one / 2 < 2147483647.0;
+  return t.precision < 31 && t.fixed_point_bound + std::ldexp(0.5, t.precision) < 2147483647.0;
 }
 
 void axis_pass_u8_cpu(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t inner,

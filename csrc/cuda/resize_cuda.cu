@@ -9,14 +9,13 @@
 // order, so results are deterministic and need no atomics; the backward is the same gather over
 // the transposed tables. The tables are built on the device by the table-builder functors into
 // buffers of torch's caching allocator on the current stream: no host staging, no copy and no
-// synchronisation per call, so a captured CUDA graph replays them (the fixed-point uint8 tables
-// are the exception: their rows come from the host).
+// synchronisation per call, so a captured CUDA graph replays them (a fixed-point uint8 table
+// takes its int16 precision, a kernel argument, from the host's cached table).
 //
 // Headers are kept to c10/cuda and light ATen ones on purpose: ATen/cuda/CUDAContext.h pulls
 // cuBLAS/cuSPARSE headers this toolkit lacks, and ATen/ATen.h makes nvcc noticeably slower.
 #include <ATen/core/Tensor.h>
 #include <c10/cuda/CUDAException.h>
-#include <c10/cuda/CUDAGraphsC10Utils.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <torch/library.h>
@@ -38,16 +37,7 @@ __global__ void __launch_bounds__(cuda::kThreads) run_functor(const F f) {
 
 struct CudaBackend {
   using Store = cuda::DirectStore;
-  static constexpr bool kPinned = true;
   static cuda::GridCaps caps() { return {}; }
-  // A captured graph would replay a copy from a host buffer that is freed and reused after the
-  // capture: refuse it rather than read stale tables.
-  static void check_host_upload() {
-    TORCH_CHECK(c10::cuda::currentStreamCaptureStatusMayInitCtx() == c10::cuda::CaptureStatus::None,
-                "resize_ad: uint8 input with bilinear, bicubic or lanczos builds its fixed-point "
-                "tables on the host and copies them to the GPU, which a CUDA graph cannot capture; "
-                "resize it outside the graph, or convert it to a floating dtype first");
-  }
   template <class F>
   static void launch(const cuda::LaunchConfig& c, const F& f, std::initializer_list<cuda::Written>) {
     const dim3 grid(c.grid.x, c.grid.y, c.grid.z), block(c.block.x, c.block.y, c.block.z);
