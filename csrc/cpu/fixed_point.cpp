@@ -29,6 +29,7 @@ struct U8Axis {
   int precision = 0;
   std::vector<int64_t> start, len;
   std::vector<int32_t> w;  // [out * K]: the int16 weights n of n / 2^precision
+  // Rows: vw holds kp (K rounded up to even) int16 weights per output row, zero-padded.
   // Vector forms of a line (Planar, Interleaved*): output pixels [0, nvec) read kp taps from
   // vstart[o], a start moved left where the window would run past the line (the weights move
   // right with it, zeros around them), so that every load stays inside the line. Planar: kp
@@ -56,6 +57,15 @@ std::shared_ptr<const U8Axis> build_axis(const AxisTable& t, U8Form form) {
   A.w.resize(t.w.size());
   const double one = std::ldexp(1.0, t.precision);
   for (size_t i = 0; i < t.w.size(); ++i) A.w[i] = static_cast<int32_t>(std::lround(t.w[i] * one));
+  if (form == U8Form::Rows) {
+    // (w_2j, w_2j+1) int16 pairs per output row, a zero after an odd last tap: one broadcast
+    // per pair of input rows.
+    A.kp = (A.K + 1) / 2 * 2;
+    A.vw.assign(A.out * A.kp, 0);
+    for (int64_t o = 0; o < A.out; ++o)
+      for (int64_t k = 0; k < A.len[o]; ++k) A.vw[o * A.kp + k] = static_cast<int16_t>(A.w[o * A.K + k]);
+    return axis;
+  }
   const bool planar = form == U8Form::Planar;
   if (!planar && form != U8Form::Interleaved3 && form != U8Form::Interleaved4) return axis;
   A.kp = planar ? (A.K <= 8 ? 8 : (A.K + 15) / 16 * 16) : (A.K + 3) / 4 * 4;
@@ -121,7 +131,7 @@ U8Form form_of(const AxisTable& t, int64_t inner, bool avx2) {
   if (avx2 && inner == 1) return U8Form::Planar;
   if (avx2 && inner == 3) return U8Form::Interleaved3;
   if (avx2 && inner == 4) return U8Form::Interleaved4;
-  if (avx2 && inner >= 32) return U8Form::Rows;  // vertical_rows: 32 bytes of a row at a time
+  if (avx2 && inner >= 32) return U8Form::Rows;  // vertical_rows: 64 bytes of a row at a time
   return U8Form::Generic;
 }
 

@@ -81,9 +81,33 @@ inline __m256i round_shift(__m256i acc, __m256i init, __m128i shift) {
   return _mm256_sra_epi32(_mm256_add_epi32(acc, init), shift);
 }
 
-// Output rows r in [r0, r1) of a pass with inner >= 32: 32 bytes of a row at a time, two input
-// rows per step interleaved into (row a, row b) int16 pairs for one madd with (w_a, w_b), as
-// UpSampleKernelAVXAntialias.h ImagingResampleVerticalConvolution8u pairs its taps.
+// The int32 sums of 32 bytes of an output row (j in [0, 32)) into four accumulators.
+struct Acc32 {
+  __m256i a0, a1, a2, a3;
+};
+
+inline void madd_rows(Acc32& a, __m256i x, __m256i y, __m256i wp, __m256i zero) {
+  const __m256i lo = _mm256_unpacklo_epi8(x, y), hi = _mm256_unpackhi_epi8(x, y);
+  a.a0 = _mm256_add_epi32(a.a0, _mm256_madd_epi16(_mm256_unpacklo_epi8(lo, zero), wp));
+  a.a1 = _mm256_add_epi32(a.a1, _mm256_madd_epi16(_mm256_unpackhi_epi8(lo, zero), wp));
+  a.a2 = _mm256_add_epi32(a.a2, _mm256_madd_epi16(_mm256_unpacklo_epi8(hi, zero), wp));
+  a.a3 = _mm256_add_epi32(a.a3, _mm256_madd_epi16(_mm256_unpackhi_epi8(hi, zero), wp));
+}
+
+// The unpacks and packs both work within 128-bit lanes, so the bytes come back in order.
+inline void store_rows(uint8_t* d, const Acc32& a, __m256i init, __m128i shift) {
+  const __m256i p01 = _mm256_packs_epi32(round_shift(a.a0, init, shift), round_shift(a.a1, init, shift));
+  const __m256i p23 = _mm256_packs_epi32(round_shift(a.a2, init, shift), round_shift(a.a3, init, shift));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), _mm256_packus_epi16(p01, p23));
+}
+
+inline __m256i load32(const uint8_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+
+// Output rows r in [r0, r1) of a pass with inner >= 32: 64 bytes of a row at a time (32 at the
+// end), two input rows per step interleaved into (row a, row b) int16 pairs for one madd with
+// their (w_a, w_b) pair (vw), as UpSampleKernelAVXAntialias.h
+// ImagingResampleVerticalConvolution8u pairs its taps. An odd last tap pairs with a zero
+// weight and re-reads its own row.
 inline void vertical_rows(const U8Axis& A, const uint8_t* src, uint8_t* dst, int64_t inner,
                           int64_t r0, int64_t r1) {
   const __m256i init = _mm256_set1_epi32(int32_t{1} << (A.precision - 1));
@@ -92,32 +116,36 @@ inline void vertical_rows(const U8Axis& A, const uint8_t* src, uint8_t* dst, int
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t b = r / A.out, o = r - b * A.out;
     const uint8_t* s = src + (b * A.in + A.start[o]) * inner;
-    const int32_t* w = A.w.data() + o * A.K;
+    const int16_t* vw = A.vw.data() + o * A.kp;
     const int64_t n = A.len[o];
     uint8_t* d = dst + r * inner;
-    // The last block overlaps the one before it when 32 does not divide inner: it rewrites the
-    // same values, in this row only.
-    for (int64_t j0 = 0; j0 < inner; j0 += 32) {
-      const int64_t j = std::min(j0, inner - 32);
-      __m256i a0 = zero, a1 = zero, a2 = zero, a3 = zero;
+    auto pair = [&](int64_t k) {
+      int32_t v;
+      std::memcpy(&v, vw + k, 4);
+      return _mm256_set1_epi32(v);
+    };
+    auto next_row = [&](int64_t k) { return k + 1 < n ? (k + 1) * inner : k * inner; };
+    int64_t j = 0;
+    for (; j + 64 <= inner; j += 64) {
+      Acc32 u{zero, zero, zero, zero}, v{zero, zero, zero, zero};
       for (int64_t k = 0; k < n; k += 2) {
-        const bool pair = k + 1 < n;
-        const uint32_t wa = static_cast<uint16_t>(w[k]);
-        const uint32_t wb = pair ? static_cast<uint16_t>(w[k + 1]) : 0u;
-        const __m256i wp = _mm256_set1_epi32(static_cast<int32_t>(wa | (wb << 16)));
-        const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + k * inner + j));
-        const __m256i y = pair ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + (k + 1) * inner + j))
-                               : zero;
-        const __m256i lo = _mm256_unpacklo_epi8(x, y), hi = _mm256_unpackhi_epi8(x, y);
-        a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(_mm256_unpacklo_epi8(lo, zero), wp));
-        a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(_mm256_unpackhi_epi8(lo, zero), wp));
-        a2 = _mm256_add_epi32(a2, _mm256_madd_epi16(_mm256_unpacklo_epi8(hi, zero), wp));
-        a3 = _mm256_add_epi32(a3, _mm256_madd_epi16(_mm256_unpackhi_epi8(hi, zero), wp));
+        const __m256i wp = pair(k);
+        const uint8_t* x = s + k * inner + j;
+        const uint8_t* y = s + next_row(k) + j;
+        madd_rows(u, load32(x), load32(y), wp, zero);
+        madd_rows(v, load32(x + 32), load32(y + 32), wp, zero);
       }
-      // The unpacks and packs both work within 128-bit lanes, so the bytes come back in order.
-      const __m256i p01 = _mm256_packs_epi32(round_shift(a0, init, shift), round_shift(a1, init, shift));
-      const __m256i p23 = _mm256_packs_epi32(round_shift(a2, init, shift), round_shift(a3, init, shift));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + j), _mm256_packus_epi16(p01, p23));
+      store_rows(d + j, u, init, shift);
+      store_rows(d + j + 32, v, init, shift);
+    }
+    // The last block overlaps the one before it when 32 does not divide the rest: it rewrites
+    // the same values, in this row only.
+    for (; j < inner; j += 32) {
+      const int64_t jj = std::min(j, inner - 32);
+      Acc32 u{zero, zero, zero, zero};
+      for (int64_t k = 0; k < n; k += 2)
+        madd_rows(u, load32(s + k * inner + jj), load32(s + next_row(k) + jj), pair(k), zero);
+      store_rows(d + jj, u, init, shift);
     }
   }
 }
@@ -205,83 +233,107 @@ inline __m256i window_step(const uint8_t* p, __m256i mask) {
   return _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))), mask);
 }
 
-// Lane sums of two window accumulators, rounded, shifted and packed: the low 8 bytes hold
-// pixel x's four channel bytes, then pixel y's (the fourth 0 for C = 3).
-inline __m128i pack_two(__m256i x, __m256i y, __m256i init, __m128i shift) {
-  const __m256i sums = _mm256_add_epi32(_mm256_permute2x128_si256(x, y, 0x20),
-                                        _mm256_permute2x128_si256(x, y, 0x31));
-  const __m256i r = round_shift(sums, init, shift);
-  const __m128i p16 = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
-  return _mm_packus_epi16(p16, p16);
-}
-
-// A pixel's four channel bytes into the line; for C = 3 the fourth byte lands on the next pixel,
-// which is stored after it, so only the line's last pixel stores three.
-template <int C>
-inline void store_pixel(uint8_t* d, int64_t o, int64_t out, uint32_t bytes) {
-  if (C == 4 || o + 1 < out) {  // constant sizes: one store, no call
-    std::memcpy(d + o * C, &bytes, 4);
-  } else {
-    std::memcpy(d + o * C, &bytes, 3);
+// The window sums of one output pixel on L lines (acc[l]: lane 0 the channel sums of taps
+// 4c, 4c + 1, lane 1 of taps 4c + 2, 4c + 3), from S steps of four taps (S = 0: kp / 4 steps,
+// read at run time). The lines share the weight loads; their accumulators are independent.
+template <int C, int L, int S>
+inline void window_sums(__m256i* acc, const uint8_t* const* p, const int16_t* wt, int64_t kp, __m256i mask) {
+  for (int l = 0; l < L; ++l) acc[l] = _mm256_setzero_si256();
+  const int64_t steps = S > 0 ? S : kp / 4;
+  for (int64_t c = 0; c < steps; ++c) {
+    const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wt + c * 16));
+    for (int l = 0; l < L; ++l)
+      acc[l] = _mm256_add_epi32(acc[l], _mm256_madd_epi16(window_step<C>(p[l] + c * 4 * C, mask), w));
   }
 }
 
-// inner == C (3 or 4), lines b in [b0, b1): two lines at a time, one output pixel of each per
-// step, so that both read the pixel's weights once.
-template <int C>
-inline void interleaved_lines(const U8Axis& A, const uint8_t* src, uint8_t* dst, int64_t b0, int64_t b1) {
+// The channel sums of lines (a, b) rounded and shifted: [a's four | b's four] int32.
+inline __m256i lane_sums(__m256i a, __m256i b, __m256i init, __m128i shift) {
+  const __m256i sums = _mm256_add_epi32(_mm256_permute2x128_si256(a, b, 0x20),
+                                        _mm256_permute2x128_si256(a, b, 0x31));
+  return round_shift(sums, init, shift);
+}
+
+// Output pixels [o0, o1) of L lines (1 or 4) at s[l] -> d[l], interleaved C = 3 or 4. Each
+// pixel's four channel bytes are one 4-byte store; for C = 3 the fourth lands on the next
+// pixel, which is stored after it, so the caller keeps o1 below the line's last pixel
+// (`tail3`: that one pixel stores three bytes).
+template <int C, int L, int S>
+inline void interleaved_pixels(const U8Axis& A, const uint8_t* const* s, uint8_t* const* d,
+                               int64_t o0, int64_t o1, bool tail3) {
   const __m256i init = _mm256_set1_epi32(int32_t{1} << (A.precision - 1));
   const __m128i shift = _mm_cvtsi32_si128(A.precision);
   const __m256i mask = interleaved_mask<C>();
-  const int64_t kp = A.kp, nv = A.nvec;
+  const int64_t kp = A.kp, wstride = kp * 4;
   const int32_t* vs = A.vstart.data();
   const int16_t* vw = A.vw.data();
-  const int64_t wstride = kp * 4;  // int16 weights per output pixel
+  auto put = [](uint8_t* q, uint32_t v, bool three) {
+    if (three) std::memcpy(q, &v, 3); else std::memcpy(q, &v, 4);
+  };
+  auto pixel = [&](int64_t o, bool three) {
+    const uint8_t* p[L];
+    for (int l = 0; l < L; ++l) p[l] = s[l] + vs[o] * C;
+    __m256i acc[L];
+    window_sums<C, L, S>(acc, p, vw + o * wstride, kp, mask);
+    if (L == 4) {
+      // packs: [line 0, line 2 | line 1, line 3] int16; packus: each lane's eight bytes twice
+      const __m256i r = _mm256_packs_epi32(lane_sums(acc[0], acc[1 % L], init, shift),
+                                           lane_sums(acc[2 % L], acc[3 % L], init, shift));
+      const __m256i b8 = _mm256_packus_epi16(r, r);
+      const __m128i lo = _mm256_castsi256_si128(b8), hi = _mm256_extracti128_si256(b8, 1);
+      put(d[0] + o * C, static_cast<uint32_t>(_mm_cvtsi128_si32(lo)), three);
+      put(d[1 % L] + o * C, static_cast<uint32_t>(_mm_cvtsi128_si32(hi)), three);
+      put(d[2 % L] + o * C, static_cast<uint32_t>(_mm_extract_epi32(lo, 1)), three);
+      put(d[3 % L] + o * C, static_cast<uint32_t>(_mm_extract_epi32(hi, 1)), three);
+    } else {
+      const __m256i r = lane_sums(acc[0], acc[0], init, shift);
+      const __m128i p16 = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_castsi256_si128(r));
+      put(d[0] + o * C, static_cast<uint32_t>(_mm_cvtsi128_si32(_mm_packus_epi16(p16, p16))), three);
+    }
+  };
+  for (int64_t o = o0; o < o1; ++o) pixel(o, false);
+  if (tail3) pixel(o1, true);
+}
+
+// inner == C (3 or 4), lines b in [b0, b1): four lines at a time (then one), one output pixel
+// of each per step, so that the four read the pixel's weights once; pixels from nvec on, whose
+// window the vector load would overrun, run the scalar form.
+template <int C, int S>
+inline void interleaved_lines_s(const U8Axis& A, const uint8_t* src, uint8_t* dst, int64_t b0, int64_t b1) {
   const int64_t in_line = A.in * C, out_line = A.out * C;
+  // the vector pixels; for C = 3 the line's last one stores three bytes (interleaved_pixels)
+  const int64_t nv = A.nvec;
+  const bool tail3 = C == 3 && nv == A.out;
+  const int64_t nv4 = tail3 ? nv - 1 : nv;
+  auto scalar_tail = [&](const uint8_t* sl, uint8_t* dl) {
+    for (int64_t o = nv; o < A.out; ++o) scalar_pixel(A, sl, dl, o, C);
+  };
   int64_t b = b0;
-  for (; b + 2 <= b1; b += 2) {
-    const uint8_t* s0 = src + b * in_line;
-    const uint8_t* s1 = s0 + in_line;
-    uint8_t* d0 = dst + b * out_line;
-    uint8_t* d1 = d0 + out_line;
-    for (int64_t o = 0; o < nv; ++o) {
-      const uint8_t* p0 = s0 + vs[o] * C;
-      const uint8_t* p1 = s1 + vs[o] * C;
-      const int16_t* wt = vw + o * wstride;
-      __m256i x = _mm256_setzero_si256(), y = _mm256_setzero_si256();
-      for (int64_t c = 0; c < kp; c += 4) {
-        const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wt + c * 4));
-        x = _mm256_add_epi32(x, _mm256_madd_epi16(window_step<C>(p0 + c * C, mask), w));
-        y = _mm256_add_epi32(y, _mm256_madd_epi16(window_step<C>(p1 + c * C, mask), w));
-      }
-      const __m128i p8 = pack_two(x, y, init, shift);
-      store_pixel<C>(d0, o, A.out, static_cast<uint32_t>(_mm_cvtsi128_si32(p8)));
-      store_pixel<C>(d1, o, A.out, static_cast<uint32_t>(_mm_extract_epi32(p8, 1)));
-    }
-    for (int64_t o = nv; o < A.out; ++o) {
-      scalar_pixel(A, s0, d0, o, C);
-      scalar_pixel(A, s1, d1, o, C);
-    }
+  for (; b + 4 <= b1; b += 4) {
+    const uint8_t* s[4];
+    uint8_t* d[4];
+    for (int l = 0; l < 4; ++l) s[l] = src + (b + l) * in_line, d[l] = dst + (b + l) * out_line;
+    interleaved_pixels<C, 4, S>(A, s, d, 0, nv4, tail3);
+    for (int l = 0; l < 4; ++l) scalar_tail(s[l], d[l]);
   }
   for (; b < b1; ++b) {
-    const uint8_t* s = src + b * in_line;
-    uint8_t* d = dst + b * out_line;
-    int64_t o = 0;
-    for (; o + 2 <= nv; o += 2) {
-      __m256i x = _mm256_setzero_si256(), y = _mm256_setzero_si256();
-      const int16_t* wx = vw + o * wstride;
-      const int16_t* wy = wx + wstride;
-      for (int64_t c = 0; c < kp; c += 4) {
-        x = _mm256_add_epi32(x, _mm256_madd_epi16(window_step<C>(s + (vs[o] + c) * C, mask),
-                                                  _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wx + c * 4))));
-        y = _mm256_add_epi32(y, _mm256_madd_epi16(window_step<C>(s + (vs[o + 1] + c) * C, mask),
-                                                  _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wy + c * 4))));
-      }
-      const __m128i p8 = pack_two(x, y, init, shift);
-      store_pixel<C>(d, o, A.out, static_cast<uint32_t>(_mm_cvtsi128_si32(p8)));
-      store_pixel<C>(d, o + 1, A.out, static_cast<uint32_t>(_mm_extract_epi32(p8, 1)));
-    }
-    for (; o < A.out; ++o) scalar_pixel(A, s, d, o, C);
+    const uint8_t* s[1] = {src + b * in_line};
+    uint8_t* d[1] = {dst + b * out_line};
+    interleaved_pixels<C, 1, S>(A, s, d, 0, nv4, tail3);
+    scalar_tail(s[0], d[0]);
+  }
+}
+
+// Small windows (kp / 4 = 1 .. 4 steps: bilinear, bicubic and their moderate downscales) with
+// the step count known at compile time.
+template <int C>
+inline void interleaved_lines(const U8Axis& A, const uint8_t* src, uint8_t* dst, int64_t b0, int64_t b1) {
+  switch (A.kp / 4) {
+    case 1: return interleaved_lines_s<C, 1>(A, src, dst, b0, b1);
+    case 2: return interleaved_lines_s<C, 2>(A, src, dst, b0, b1);
+    case 3: return interleaved_lines_s<C, 3>(A, src, dst, b0, b1);
+    case 4: return interleaved_lines_s<C, 4>(A, src, dst, b0, b1);
+    default: return interleaved_lines_s<C, 0>(A, src, dst, b0, b1);
   }
 }
 
