@@ -131,7 +131,7 @@ U8Form form_of(const AxisTable& t, int64_t inner, bool avx2) {
   if (avx2 && inner == 1) return U8Form::Planar;
   if (avx2 && inner == 3) return U8Form::Interleaved3;
   if (avx2 && inner == 4) return U8Form::Interleaved4;
-  if (avx2 && inner >= 32) return U8Form::Rows;  // vertical_rows: 64 bytes of a row at a time
+  if (avx2 && inner >= 32) return U8Form::Rows;  // vertical_rows: 32 bytes of a row at a time
   return U8Form::Generic;
 }
 

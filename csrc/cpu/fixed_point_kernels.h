@@ -103,11 +103,11 @@ inline void store_rows(uint8_t* d, const Acc32& a, __m256i init, __m128i shift) 
 
 inline __m256i load32(const uint8_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 
-// Output rows r in [r0, r1) of a pass with inner >= 32: 64 bytes of a row at a time (32 at the
-// end), two input rows per step interleaved into (row a, row b) int16 pairs for one madd with
-// their (w_a, w_b) pair (vw), as UpSampleKernelAVXAntialias.h
-// ImagingResampleVerticalConvolution8u pairs its taps. An odd last tap pairs with a zero
-// weight and re-reads its own row.
+// Output rows r in [r0, r1) of a pass with inner >= 32: 32 bytes of a row at a time, two input
+// rows per step interleaved into (row a, row b) int16 pairs for one madd with their (w_a, w_b)
+// pair (vw), as UpSampleKernelAVXAntialias.h ImagingResampleVerticalConvolution8u pairs its
+// taps. An odd last tap pairs with a zero weight and re-reads its own row. (64 bytes a step
+// runs out of registers: no faster.)
 inline void vertical_rows(const U8Axis& A, const uint8_t* src, uint8_t* dst, int64_t inner,
                           int64_t r0, int64_t r1) {
   const __m256i init = _mm256_set1_epi32(int32_t{1} << (A.precision - 1));
@@ -119,33 +119,19 @@ inline void vertical_rows(const U8Axis& A, const uint8_t* src, uint8_t* dst, int
     const int16_t* vw = A.vw.data() + o * A.kp;
     const int64_t n = A.len[o];
     uint8_t* d = dst + r * inner;
-    auto pair = [&](int64_t k) {
-      int32_t v;
-      std::memcpy(&v, vw + k, 4);
-      return _mm256_set1_epi32(v);
-    };
-    auto next_row = [&](int64_t k) { return k + 1 < n ? (k + 1) * inner : k * inner; };
-    int64_t j = 0;
-    for (; j + 64 <= inner; j += 64) {
-      Acc32 u{zero, zero, zero, zero}, v{zero, zero, zero, zero};
+    // The last block overlaps the one before it when 32 does not divide inner: it rewrites the
+    // same values, in this row only.
+    for (int64_t j0 = 0; j0 < inner; j0 += 32) {
+      const int64_t j = std::min(j0, inner - 32);
+      Acc32 u{zero, zero, zero, zero};
       for (int64_t k = 0; k < n; k += 2) {
-        const __m256i wp = pair(k);
+        int32_t pair;
+        std::memcpy(&pair, vw + k, 4);
         const uint8_t* x = s + k * inner + j;
-        const uint8_t* y = s + next_row(k) + j;
-        madd_rows(u, load32(x), load32(y), wp, zero);
-        madd_rows(v, load32(x + 32), load32(y + 32), wp, zero);
+        const uint8_t* y = k + 1 < n ? x + inner : x;
+        madd_rows(u, load32(x), load32(y), _mm256_set1_epi32(pair), zero);
       }
       store_rows(d + j, u, init, shift);
-      store_rows(d + j + 32, v, init, shift);
-    }
-    // The last block overlaps the one before it when 32 does not divide the rest: it rewrites
-    // the same values, in this row only.
-    for (; j < inner; j += 32) {
-      const int64_t jj = std::min(j, inner - 32);
-      Acc32 u{zero, zero, zero, zero};
-      for (int64_t k = 0; k < n; k += 2)
-        madd_rows(u, load32(s + k * inner + jj), load32(s + next_row(k) + jj), pair(k), zero);
-      store_rows(d + jj, u, init, shift);
     }
   }
 }
