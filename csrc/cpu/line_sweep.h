@@ -78,6 +78,27 @@ void blend(const S* src, const int64_t* off, const acc_t* w, int64_t T, D* out, 
   }
 }
 
+#if RESIZE_AD_AVX2
+// The KT taps of outputs o .. o + 7 (tap j at idx[j * n + o ..]) when they all lie in the eight
+// floats row[base .. base + 8), base = tap 0 of output o, and inside the line (len): their
+// positions relative to base in rel[j], so that one load and KT permutes replace KT gathers
+// (AMD's gathers are slow) with the same values. False otherwise (downscales, line ends, the
+// zero slot of a padded tap).
+template <int KT>
+inline bool fits_one_load(const int32_t* idx, int64_t n, int64_t o, int64_t len, __m256i* rel,
+                          int32_t& base) {
+  base = idx[o];
+  if (base + 8 > len) return false;
+  const __m256i b = _mm256_set1_epi32(base);
+  __m256i any = _mm256_setzero_si256();
+  for (int j = 0; j < KT; ++j) {
+    rel[j] = _mm256_sub_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx + j * n + o)), b);
+    any = _mm256_or_si256(any, rel[j]);
+  }
+  return _mm256_testz_si256(any, _mm256_set1_epi32(~7));  // every rel in [0, 8)
+}
+#endif
+
 // Along a line with inner == 1: out[o] = sum_j wt[j][o] * row[idx[j][o]] for o in [o0, o1).
 // KT > 0 fixes the number of taps at compile time; KT == 0 reads it from the line.
 template <int KT, typename D, typename acc_t>
@@ -89,6 +110,18 @@ void gather_line(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1,
 #if RESIZE_AD_AVX2
   if constexpr (std::is_same_v<acc_t, float> && std::is_same_v<D, float>) {
     for (; o + 8 <= o1; o += 8) {
+      if constexpr (KT > 0) {
+        __m256i rel[KT];
+        int32_t base;
+        if (fits_one_load<KT>(idx, n, o, L.in, rel, base)) {
+          const __m256 v = _mm256_loadu_ps(row + base);
+          __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt + o), _mm256_permutevar8x32_ps(v, rel[0]));
+          for (int j = 1; j < KT; ++j)
+            acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + j * n + o), _mm256_permutevar8x32_ps(v, rel[j]), acc);
+          _mm256_storeu_ps(out + o, acc);
+          continue;
+        }
+      }
       __m256 acc = _mm256_mul_ps(
           _mm256_loadu_ps(wt + o),
           _mm256_i32gather_ps(row, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx + o)), 4));
@@ -138,6 +171,12 @@ void copy_line(const S* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* ou
     const float* r = reinterpret_cast<const float*>(row);
     float* d = reinterpret_cast<float*>(out);
     for (; o + 8 <= o1; o += 8) {
+      __m256i rel[1];
+      int32_t base;
+      if (fits_one_load<1>(idx, L.out, o, L.in, rel, base)) {
+        _mm256_storeu_ps(d + o, _mm256_permutevar8x32_ps(_mm256_loadu_ps(r + base), rel[0]));
+        continue;
+      }
       const __m256i i = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx + o));
       _mm256_storeu_ps(d + o, _mm256_i32gather_ps(r, i, 4));
     }
