@@ -13,6 +13,7 @@ resize_ad's output is: both then pay the same first-touch cost of a fresh large 
     python benchmarks/bench_interpolate.py                 # full run, CPU (+ CUDA if present)
     python benchmarks/bench_interpolate.py --quick         # short run
     python benchmarks/bench_interpolate.py --quick --thp   # both sides on huge-page allocations
+    python benchmarks/bench_interpolate.py --quick --reuse # both sides reuse large blocks warm
     python benchmarks/bench_interpolate.py --cases unet,aa --json out.json --plot out.png
     python benchmarks/bench_interpolate.py --cases uint8     # the uint8 group (forward only)
 
@@ -189,6 +190,21 @@ def _nbytes(t: torch.Tensor) -> int:
 
 
 # ---------------------------------------------------------------- one case
+
+
+# glibc tunables: blocks below the mmap threshold come from the heap and are reused; the trim
+# threshold and top pad keep freed heap memory mapped (no fresh page faults on the next call).
+REUSE_ENV = {"MALLOC_MMAP_THRESHOLD_": "536870912", "MALLOC_TRIM_THRESHOLD_": "1073741824",
+             "MALLOC_TOP_PAD_": "134217728"}
+
+
+def allocator_policy() -> str:
+    parts = []
+    if os.environ.get("THP_MEM_ALLOC_ENABLE") == "1":
+        parts.append("THP_MEM_ALLOC_ENABLE=1")
+    if all(os.environ.get(k) == v for k, v in REUSE_ENV.items()):
+        parts.append("glibc heap reuse (--reuse)")
+    return ", ".join(parts) or "default"
 
 
 def _cv2_fn(case: Case, x: torch.Tensor, out_hw):
@@ -414,10 +430,20 @@ def main(argv=None) -> int:
     p.add_argument("--thp", action="store_true",
                    help="run with THP_MEM_ALLOC_ENABLE=1: torch's CPU allocator backs large tensors "
                         "with transparent huge pages, for native and resize_ad alike")
+    p.add_argument("--reuse", action="store_true",
+                   help="run with glibc's malloc keeping blocks up to 512 MiB in its heap "
+                        f"({' '.join(f'{k}={v}' for k, v in REUSE_ENV.items())}): large outputs "
+                        "are then reused warm instead of mapped fresh each call, for native, "
+                        "resize_ad and cv2 alike")
     a = p.parse_args(argv)
-    if a.thp and os.environ.get("THP_MEM_ALLOC_ENABLE") != "1":
-        # torch reads the variable when its allocator starts: run again with it set.
-        os.environ["THP_MEM_ALLOC_ENABLE"] = "1"
+    env = {}
+    if a.thp:
+        env["THP_MEM_ALLOC_ENABLE"] = "1"
+    if a.reuse:
+        env.update(REUSE_ENV)
+    if any(os.environ.get(k) != v for k, v in env.items()):
+        # torch and glibc read these when their allocators start: run again with them set.
+        os.environ.update(env)
         os.execv(sys.executable, [sys.executable, os.path.abspath(__file__)] + list(argv or sys.argv[1:]))
 
     if a.plot:  # fail before the run, not after it
@@ -453,7 +479,7 @@ def main(argv=None) -> int:
                 machine=platform.machine(), threads=torch.get_num_threads(),
                 cpu_capability=torch.backends.cpu.get_cpu_capability(),
                 cv2=getattr(cv2, "__version__", None), repeats=repeats, min_time=min_time,
-                allocator="THP_MEM_ALLOC_ENABLE=1" if os.environ.get("THP_MEM_ALLOC_ENABLE") == "1" else "default",
+                allocator=allocator_policy(),
                 command=" ".join([os.path.basename(sys.executable)] + sys.argv),
                 copy_bandwidth_GBps={}, device_name={})
     rows = []
