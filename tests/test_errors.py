@@ -274,9 +274,9 @@ DEVIATIONS = [
     ("scale-str-area", X4, dict(scale_factor="2", mode="area"), TypeError),
 ]
 
-# uint8 where native accepts: support is being added separately (nearest, nearest-exact, 2-D
-# bilinear/bicubic); listed here so that the table is complete.
-PENDING_UINT8 = [
+# uint8 where native accepts it: resize_ad gives native's result (tests/test_uint8.py covers the
+# modes in depth); listed here so that the table is complete.
+UINT8_ACCEPTED = [
     ("uint8-nearest", lambda: t(1, 2, 5, 6, dtype=torch.uint8), dict(size=3)),
     ("uint8-bilinear", lambda: t(1, 2, 5, 6, dtype=torch.uint8), dict(size=3, mode="bilinear")),
     ("uint8-bilinear-aa", lambda: t(1, 2, 5, 6, dtype=torch.uint8), dict(size=3, mode="bilinear", antialias=True)),
@@ -336,7 +336,7 @@ def test_deviations(name, make, kw, our_type):
         resize_ad.interpolate(make(), **kw)
 
 
-@pytest.mark.parametrize("name,make,kw", PENDING_UINT8, ids=[c[0] for c in PENDING_UINT8])
+@pytest.mark.parametrize("name,make,kw", UINT8_ACCEPTED, ids=[c[0] for c in UINT8_ACCEPTED])
 def test_uint8_accepted(name, make, kw):
     x = make()
     assert torch.equal(resize_ad.interpolate(x, **kw), F.interpolate(x, **kw))  # native accepts too

@@ -1,4 +1,4 @@
-"""Antialias in any rank and the filter modes (issue #4), against three kinds of reference.
+"""Antialias in any rank and the filter modes, against three kinds of reference.
 
 - PIL: ``Image.resize`` on mode "F" (float32) images. Resample.c computes its coefficients in
   double (precompute_coeffs), resamples in double and stores float32; ``reducing_gap`` is None by
