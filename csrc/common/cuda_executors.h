@@ -136,8 +136,8 @@ void launch_axis_pass(const at::Tensor& src, const at::Tensor& dst, int64_t oute
   // allocator hands their blocks out again only to work on this same stream.
   const DeviceTable<acc_t> table = device_table<Backend, acc_t>(t, src.options());
   const int64_t rows = outer * t.out_size;
-  if (inner == 1) {
-    PassContig<Store, src_t, dst_t, acc_t> f;
+  // The fields PassContig and PassStrided share.
+  auto common = [&](auto& f) {
     f.src = src.const_data_ptr<src_t>();
     f.dst = dst.mutable_data_ptr<dst_t>();
     f.rows = rows;
@@ -147,21 +147,17 @@ void launch_axis_pass(const at::Tensor& src, const at::Tensor& dst, int64_t oute
     f.len = table.len_ptr();
     f.w = table.w_ptr();
     f.K = table.K;
+  };
+  if (inner == 1) {
+    PassContig<Store, src_t, dst_t, acc_t> f;
+    common(f);
     Backend::launch(pass_contig_launch(rows, Backend::caps()), f,
                     {{f.dst, rows, sizeof(dst_t), true}});
     return;
   }
   PassStrided<Store, src_t, dst_t, acc_t> f;
-  f.src = src.const_data_ptr<src_t>();
-  f.dst = dst.mutable_data_ptr<dst_t>();
-  f.rows = rows;
-  f.in_len = t.in_size;
-  f.out_len = t.out_size;
+  common(f);
   f.inner = inner;
-  f.start = table.start_ptr();
-  f.len = table.len_ptr();
-  f.w = table.w_ptr();
-  f.K = table.K;
   Backend::launch(pass_strided_launch(rows, inner, Backend::caps()), f,
                   {{f.dst, rows * inner, sizeof(dst_t), true}});
 }

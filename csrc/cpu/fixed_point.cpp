@@ -109,22 +109,8 @@ std::shared_ptr<const U8Axis> axis_for(const AxisTable& t, U8Form form) {
   return cache->get(U8Key{t.id, form}, [&] { return build_axis(t, form); }, bytes);
 }
 
-namespace base {
-#define RESIZE_AD_AVX2 0
-#include "fixed_point_kernels.h"
-#undef RESIZE_AD_AVX2
-}  // namespace base
-
-#if RESIZE_AD_HAVE_AVX2_BUILD
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-namespace avx2 {
-#define RESIZE_AD_AVX2 1
-#include "fixed_point_kernels.h"
-#undef RESIZE_AD_AVX2
-}  // namespace avx2
-#pragma GCC pop_options
-#endif
+#define RESIZE_AD_KERNELS "fixed_point_kernels.h"
+#include "isa_twice.h"
 
 U8Form form_of(const AxisTable& t, int64_t inner, bool avx2) {
   if (t.unit) return U8Form::Unit;

@@ -1,6 +1,6 @@
-// The CPU line kernels of the line sweep and the separable passes. resize_cpu.cpp includes this file twice, inside two namespaces: once
-// for the baseline ISA and once under `#pragma GCC target("avx2,fma")`, and picks one at run
-// time. Hence no include guard and no includes here: everything it uses is included (and so
+// The CPU line kernels of the line sweep and the separable passes. resize_cpu.cpp includes this
+// file twice through isa_twice.h, inside two namespaces: once for the baseline ISA and once under
+// `#pragma GCC target("avx2,fma")`, and picks one at run time. Hence no include guard and no includes here: everything it uses is included (and so
 // compiled for the baseline ISA) before it.
 //
 // Expects: the Line / Sweep types and scratch() of resize_cpu.cpp, and RESIZE_AD_AVX2 (0 or 1).

@@ -204,22 +204,8 @@ unsigned char* scratch(size_t bytes) {
   return buf.get();
 }
 
-namespace base {
-#define RESIZE_AD_AVX2 0
-#include "line_sweep.h"
-#undef RESIZE_AD_AVX2
-}  // namespace base
-
-#if RESIZE_AD_HAVE_AVX2_BUILD
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-namespace avx2 {
-#define RESIZE_AD_AVX2 1
-#include "line_sweep.h"
-#undef RESIZE_AD_AVX2
-}  // namespace avx2
-#pragma GCC pop_options
-#endif
+#define RESIZE_AD_KERNELS "line_sweep.h"
+#include "isa_twice.h"
 
 template <typename src_t, typename dst_t, typename acc_t>
 void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t inner,
