@@ -155,3 +155,39 @@ def test_threads_are_torchs(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     n_native, n_ours = map(int, out.stdout.split())
     assert n_ours == n_native
+
+
+# Outputs of 16 MiB and more leave the line sweep through a per-thread stage and non-temporal
+# stores (resize_cpu.cpp stream_threshold): the same values as native, in every dtype and
+# layout, with whole lines (nseg == 1) and with lines split in segments (few long lines), and
+# with the repeated lines of a nearest upscale copied from the stage.
+STREAMED = [
+    ((4, 16, 128, 128), dict(scale_factor=2, mode="bilinear"), torch.float32, None),
+    ((4, 16, 128, 128), dict(scale_factor=2, mode="bilinear"), torch.float32, torch.channels_last),
+    ((4, 16, 128, 128), dict(scale_factor=2, mode="nearest"), torch.float32, None),
+    ((8, 16, 128, 128), dict(scale_factor=2, mode="bilinear"), torch.bfloat16, None),
+    ((1, 1, 3, 700001), dict(size=(7, 1400003), mode="nearest"), torch.float32, None),
+    ((1, 1, 3, 700001), dict(size=(6, 1400002), mode="bilinear"), torch.float32, None),
+    ((1, 2, 3, 8, 200000), dict(size=(5, 8, 400000), mode="trilinear"), torch.float32, None),
+]
+
+
+@pytest.mark.parametrize("shape,kw,dtype,fmt", STREAMED, ids=lambda v: str(v))
+def test_streamed_outputs(shape, kw, dtype, fmt):
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(shape, generator=g).to(dtype)
+    if fmt is not None:
+        x = x.contiguous(memory_format=fmt)
+    y = ours(x, **kw)
+    assert y.numel() * y.element_size() >= 16 << 20
+    ref = native(x, **kw)
+    assert y.is_contiguous(memory_format=fmt or torch.contiguous_format)
+    if kw["mode"] == "nearest":
+        assert torch.equal(y, ref)
+    elif dtype == torch.bfloat16:  # native rounds its bfloat16 intermediates: against float32
+        assert_close(y, native(x.float(), **kw).to(dtype), dtype)
+    else:
+        assert_close(y, ref, dtype)
+    for name in EXECUTORS:  # every executor, the same values
+        with executor(name):
+            assert_close(ours(x, **kw), y, dtype)

@@ -308,20 +308,47 @@ struct SweepScratch {
   float* obuf;
   int64_t* off;
   acc_t* tw;
+  unsigned char* stage;  // one segment of output when the sweep streams (Sweep::stream)
 
-  explicit SweepScratch(const Sweep<acc_t>& P) {
+  SweepScratch(const Sweep<acc_t>& P, size_t dst_elem) {
     auto align64 = [](size_t n) { return (n + 63) / 64 * 64; };
     const size_t tmp_bytes = align64((P.last->in * P.inner + 8) * sizeof(acc_t));
     const size_t obuf_bytes = align64((P.seg_len + 8) * sizeof(float));
-    const size_t taps_bytes = P.max_taps * (sizeof(int64_t) + sizeof(acc_t));
-    unsigned char* base = scratch(tmp_bytes + obuf_bytes + taps_bytes + 64);
+    const size_t taps_bytes = align64(P.max_taps * (sizeof(int64_t) + sizeof(acc_t)));
+    const size_t stage_bytes = P.stream ? P.seg_len * P.inner * dst_elem : 0;
+    unsigned char* base = scratch(tmp_bytes + obuf_bytes + taps_bytes + stage_bytes + 64);
     tmp = reinterpret_cast<acc_t*>(base);
     obuf = reinterpret_cast<float*>(base + tmp_bytes);
     off = reinterpret_cast<int64_t*>(base + tmp_bytes + obuf_bytes);
     tw = reinterpret_cast<acc_t*>(off + P.max_taps);
+    stage = base + tmp_bytes + obuf_bytes + taps_bytes;
     tmp[P.last->in] = acc_t(0);  // the zero slot (Line::zero_slot; inner == 1 only)
   }
 };
+
+// n bytes from src to dst with non-temporal stores where dst is 16-byte aligned (the ends by
+// memcpy): the destination's cache lines are written without being read first, which halves
+// the memory traffic of an output larger than the cache. The caller fences (_mm_sfence) before
+// other threads read dst.
+inline void stream_copy(void* dst, const void* src, size_t n) {
+#if defined(__SSE2__)
+  char* d = static_cast<char*>(dst);
+  const char* s = static_cast<const char*>(src);
+  const size_t head = std::min(n, (16 - (reinterpret_cast<uintptr_t>(d) & 15)) & 15);
+  std::memcpy(d, s, head);
+  d += head, s += head, n -= head;
+  for (; n >= 64; d += 64, s += 64, n -= 64) {
+    for (int i = 0; i < 4; ++i)
+      _mm_stream_si128(reinterpret_cast<__m128i*>(d) + i,
+                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(s) + i));
+  }
+  for (; n >= 16; d += 16, s += 16, n -= 16)
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d), _mm_loadu_si128(reinterpret_cast<const __m128i*>(s)));
+  std::memcpy(d, s, n);
+#else
+  std::memcpy(dst, src, n);
+#endif
+}
 
 // Outputs [o0, o1) of one output line, whose leading taps are (off, tw)[0, T) (offsets already
 // in elements).
@@ -372,7 +399,10 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
   const int64_t in_row = last.in * P.inner, out_row = last.out * P.inner;
 
   at::parallel_for(0, P.rows * P.nseg, P.grain, [&](int64_t begin, int64_t end) {
-    const SweepScratch<acc_t> S(P);
+    const SweepScratch<acc_t> S(P, sizeof(dst_t));
+    // Streaming: segments are computed into S.stage (indexed as the line is) and streamed out;
+    // `staged` is the item whose values the stage holds.
+    int64_t staged = -1;
     // Item = (line r, segment sg); line r = (b, oi[0], ..., oi[m-1]). Advanced as an odometer.
     int64_t r = begin / P.nseg, sg = begin % P.nseg, b = r;
     int64_t oi[8] = {0};
@@ -393,20 +423,37 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
     for (int64_t item = begin; item < end; ++item, advance()) {
       const int64_t o0 = sg * P.seg_len;
       const int64_t o1 = std::min(last.out, o0 + P.seg_len);
-      dst_t* drow = dst + r * out_row;
-      // Same leading taps as the previous line, already written by this thread: copy it.
+      dst_t* const drow = dst + r * out_row;
+      const size_t seg_bytes = (o1 - o0) * P.inner * sizeof(dst_t);
+      // Same leading taps as the previous line, already written by this thread: copy it (from
+      // the stage when it holds that line's segment).
       if (m > 0 && oi[m - 1] > 0 && P.lead[m - 1]->same_prev[oi[m - 1]] && item - P.nseg >= begin) {
-        std::memcpy(drow + o0 * P.inner, drow - out_row + o0 * P.inner,
-                    (o1 - o0) * P.inner * sizeof(dst_t));
-        continue;
+        if (!P.stream) {
+          std::memcpy(drow + o0 * P.inner, drow - out_row + o0 * P.inner, seg_bytes);
+          continue;
+        }
+        if (staged == item - P.nseg) {
+          stream_copy(drow + o0 * P.inner, S.stage, seg_bytes);
+          staged = item;
+          continue;
+        }
       }
+      // Where this segment is computed: the line itself, or the stage standing in for it.
+      dst_t* line = P.stream ? reinterpret_cast<dst_t*>(S.stage) - o0 * P.inner : drow;
       const int64_t T = lead_taps(P, b, oi, S.off, S.tw);
       if (T == 0) {
-        std::fill(drow + o0 * P.inner, drow + o1 * P.inner, dst_t(0));
-        continue;
+        std::fill(line + o0 * P.inner, line + o1 * P.inner, dst_t(0));
+      } else {
+        for (int64_t t = 0; t < T; ++t) S.off[t] *= in_row;
+        sweep_segment(P, src, line, sg, o0, o1, S, T);
       }
-      for (int64_t t = 0; t < T; ++t) S.off[t] *= in_row;
-      sweep_segment(P, src, drow, sg, o0, o1, S, T);
+      if (P.stream) {
+        stream_copy(drow + o0 * P.inner, S.stage, seg_bytes);
+        staged = item;
+      }
     }
+#if defined(__SSE2__)
+    if (P.stream) _mm_sfence();  // the streamed lines are visible before the region ends
+#endif
   });
 }

@@ -26,6 +26,7 @@
 #include <cstring>
 #include <memory>
 #include <type_traits>
+#include <unistd.h>
 #include <vector>
 
 #include "../common/lru_cache.h"
@@ -141,7 +142,26 @@ struct Sweep {
   int64_t max_taps = 1;  // product of the leading axes' K
   int64_t grain = 1;     // work items per parallel chunk at least
   std::vector<int64_t> seg_lo, seg_hi;  // input positions segment s reads along the last axis
+  // dst is larger than the cache would keep: each segment is computed into a per-thread stage
+  // and written out with non-temporal stores (line_sweep.h stream_copy), which skip reading
+  // the destination's lines first.
+  bool stream = false;
 };
+
+// Outputs from this size on are streamed (Sweep::stream): 3/4 of the last-level cache as glibc's
+// memcpy reckons, but at most 16 MiB, since a VM often reports the whole socket's L3 (256 MiB on
+// an EPYC whose cores share 32 MiB), and at least 4 MiB.
+size_t stream_threshold() {
+  static const size_t bytes = [] {
+    long l3 = -1;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+    const size_t lo = size_t{4} << 20, hi = size_t{16} << 20;
+    return l3 > 0 ? std::clamp(static_cast<size_t>(l3) / 4 * 3, lo, hi) : hi;
+  }();
+  return bytes;
+}
 
 template <typename acc_t>
 Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const AxisTable*>& tabs) {
@@ -210,7 +230,8 @@ unsigned char* scratch(size_t bytes) {
 template <typename src_t, typename dst_t, typename acc_t>
 void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t inner,
          const std::vector<const AxisTable*>& tabs) {
-  const Sweep<acc_t> P = make_sweep<acc_t>(outer, inner, tabs);
+  Sweep<acc_t> P = make_sweep<acc_t>(outer, inner, tabs);
+  P.stream = dst.nbytes() >= stream_threshold();
   const src_t* s = src.const_data_ptr<src_t>();
   dst_t* d = dst.mutable_data_ptr<dst_t>();
 #if RESIZE_AD_HAVE_AVX2_BUILD
