@@ -403,6 +403,7 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
     // Streaming: segments are computed into S.stage (indexed as the line is) and streamed out;
     // `staged` is the item whose values the stage holds.
     int64_t staged = -1;
+    int64_t prev_off = 0;  // the previous line's first leading tap, for the prefetch below
     // Item = (line r, segment sg); line r = (b, oi[0], ..., oi[m-1]). Advanced as an odometer.
     int64_t r = begin / P.nseg, sg = begin % P.nseg, b = r;
     int64_t oi[8] = {0};
@@ -445,6 +446,19 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
         std::fill(line + o0 * P.inner, line + o1 * P.inner, dst_t(0));
       } else {
         for (int64_t t = 0; t < T; ++t) S.off[t] *= in_row;
+        // Leading axes that skip input lines (downscales): the hardware prefetchers do not see
+        // the jump to the next line's rows, so fetch them now, one line ahead, assuming the
+        // same step as from the previous line to this one (wrong only where a plane ends).
+        const int64_t step = S.off[0] - prev_off;
+        prev_off = S.off[0];
+        if (step > in_row) {
+          const int64_t lo = P.seg_lo[sg] * P.inner, hi = P.seg_hi[sg] * P.inner;
+          constexpr int64_t per_line = 64 / sizeof(src_t);
+          for (int64_t t = 0; t < T; ++t) {
+            const src_t* next = src + S.off[t] + step;
+            for (int64_t j = lo; j < hi; j += per_line) __builtin_prefetch(next + j);
+          }
+        }
         sweep_segment(P, src, line, sg, o0, o1, S, T);
       }
       if (P.stream) {
