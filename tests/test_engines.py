@@ -157,14 +157,18 @@ def test_threads_are_torchs(tmp_path):
     assert n_ours == n_native
 
 
-# Outputs of 16 MiB and more leave the line sweep through a per-thread stage and non-temporal
-# stores (resize_cpu.cpp stream_threshold): the same values as native, in every dtype and
+# Nearest outputs of 16 MiB and more leave the line sweep through a per-thread stage and
+# non-temporal stores (resize_cpu.cpp stream_threshold): the same values as native, in every
 # layout, with whole lines (nseg == 1) and with lines split in segments (few long lines), and
-# with the repeated lines of a nearest upscale copied from the stage.
+# with the repeated lines of the upscale copied from the stage. The weighted cases around them
+# take the ordinary stores at the same sizes.
 STREAMED = [
     ((4, 16, 128, 128), dict(scale_factor=2, mode="bilinear"), torch.float32, None),
     ((4, 16, 128, 128), dict(scale_factor=2, mode="bilinear"), torch.float32, torch.channels_last),
     ((4, 16, 128, 128), dict(scale_factor=2, mode="nearest"), torch.float32, None),
+    ((4, 16, 128, 128), dict(scale_factor=2, mode="nearest"), torch.float32, torch.channels_last),
+    ((8, 16, 128, 128), dict(scale_factor=2, mode="nearest-exact"), torch.bfloat16, None),
+    ((1, 2, 3, 8, 200000), dict(size=(5, 8, 400000), mode="nearest"), torch.float32, None),
     ((8, 16, 128, 128), dict(scale_factor=2, mode="bilinear"), torch.bfloat16, None),
     ((1, 1, 3, 700001), dict(size=(7, 1400003), mode="nearest"), torch.float32, None),
     ((1, 1, 3, 700001), dict(size=(6, 1400002), mode="bilinear"), torch.float32, None),
