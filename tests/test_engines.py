@@ -160,8 +160,9 @@ def test_threads_are_torchs(tmp_path):
 # Nearest outputs of 16 MiB and more leave the line sweep through a per-thread stage and
 # non-temporal stores (resize_cpu.cpp stream_threshold): the same values as native, in every
 # layout, with whole lines (nseg == 1) and with lines split in segments (few long lines), and
-# with the repeated lines of the upscale copied from the stage. The weighted cases around them
-# take the ordinary stores at the same sizes.
+# with the repeated lines of the upscale copied from the stage. Two-tap rows of several channels
+# (channels_last bilinear and trilinear) store non-temporally themselves (Sweep::stream_rows);
+# the other weighted cases take the ordinary stores at the same sizes.
 STREAMED = [
     ((4, 16, 128, 128), dict(scale_factor=2, mode="bilinear"), torch.float32, None),
     ((4, 16, 128, 128), dict(scale_factor=2, mode="bilinear"), torch.float32, torch.channels_last),
@@ -173,6 +174,8 @@ STREAMED = [
     ((1, 1, 3, 700001), dict(size=(7, 1400003), mode="nearest"), torch.float32, None),
     ((1, 1, 3, 700001), dict(size=(6, 1400002), mode="bilinear"), torch.float32, None),
     ((1, 2, 3, 8, 200000), dict(size=(5, 8, 400000), mode="trilinear"), torch.float32, None),
+    ((2, 16, 32, 32, 32), dict(scale_factor=2, mode="trilinear"), torch.float32, torch.channels_last_3d),
+    ((4, 16, 128, 128), dict(size=(256, 257), mode="bilinear"), torch.float32, torch.channels_last),
 ]
 
 

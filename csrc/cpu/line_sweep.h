@@ -216,7 +216,7 @@ void gather_dispatch(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t
 // out[o][c] = sum_j w[o][j] * row[start[o] + j][c] for o in [o0, o1).
 template <typename R, typename D, typename acc_t>
 void inner_line(const R* row, const Line<acc_t>& L, int64_t inner, int64_t o0, int64_t o1,
-                D* out) {
+                D* out, bool nt = false) {
   constexpr int64_t B = 128;
   acc_t acc[B];
   for (int64_t o = o0; o < o1; ++o) {
@@ -240,6 +240,18 @@ void inner_line(const R* row, const Line<acc_t>& L, int64_t inner, int64_t o0, i
       const R* __restrict a = s;
       const R* __restrict b = s + inner;
       const acc_t w0 = wo[0], w1 = wo[1];
+#if RESIZE_AD_AVX2
+      // nt (Sweep::stream_rows): the same sums, stored non-temporally where d is aligned.
+      if constexpr (std::is_same_v<R, float> && std::is_same_v<D, float>) {
+        if (nt && inner % 8 == 0 && (reinterpret_cast<uintptr_t>(d) & 31) == 0) {
+          const __m256 v0 = _mm256_set1_ps(w0), v1 = _mm256_set1_ps(w1);
+          for (int64_t c = 0; c < inner; c += 8)
+            _mm256_stream_ps(d + c, _mm256_fmadd_ps(v1, _mm256_loadu_ps(b + c),
+                                                    _mm256_mul_ps(v0, _mm256_loadu_ps(a + c))));
+          continue;
+        }
+      }
+#endif
       for (int64_t c = 0; c < inner; ++c)
         d[c] = static_cast<D>(madd(w1, static_cast<acc_t>(b[c]), w0 * static_cast<acc_t>(a[c])));
       continue;
@@ -383,10 +395,10 @@ void sweep_segment(const Sweep<acc_t>& P, const src_t* src, dst_t* drow, int64_t
     }
     gather_dispatch(row, last, o0, o1, drow, S.obuf);
   } else if (direct) {
-    inner_line(src + off[0], last, inner, o0, o1, drow);
+    inner_line(src + off[0], last, inner, o0, o1, drow, P.stream_rows);
   } else {
     if (hi > lo) blend(src + lo * inner, off, tw, T, S.tmp + lo * inner, (hi - lo) * inner);
-    inner_line(static_cast<const acc_t*>(S.tmp), last, inner, o0, o1, drow);
+    inner_line(static_cast<const acc_t*>(S.tmp), last, inner, o0, o1, drow, P.stream_rows);
   }
 }
 
@@ -469,7 +481,7 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
       }
     }
 #if defined(__SSE2__)
-    if (P.stream) _mm_sfence();  // the streamed lines are visible before the region ends
+    if (P.stream || P.stream_rows) _mm_sfence();  // streamed lines visible when the region ends
 #endif
   });
 }

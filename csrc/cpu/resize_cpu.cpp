@@ -146,6 +146,9 @@ struct Sweep {
   // and written out with non-temporal stores (line_sweep.h stream_copy), which skip reading
   // the destination's lines first.
   bool stream = false;
+  // dst as large, lines of several channels (inner > 1) with weights: the two-tap rows of
+  // inner_line store non-temporally themselves (no stage).
+  bool stream_rows = false;
 };
 
 // Outputs from this size on are streamed (Sweep::stream): 3/4 of the last-level cache as glibc's
@@ -235,6 +238,7 @@ void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t in
   // no faster (channels_last) or slower (bilinear x2 NCHW 0.84x, trilinear 0.78x): their
   // arithmetic, not the stores, bounds them, and the stage adds to it.
   P.stream = dst.nbytes() >= stream_threshold() && P.last->unit;
+  P.stream_rows = dst.nbytes() >= stream_threshold() && P.inner > 1 && !P.last->unit;
   const src_t* s = src.const_data_ptr<src_t>();
   dst_t* d = dst.mutable_data_ptr<dst_t>();
 #if RESIZE_AD_HAVE_AVX2_BUILD
