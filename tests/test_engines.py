@@ -198,3 +198,47 @@ def test_streamed_outputs(shape, kw, dtype, fmt):
     for name in EXECUTORS:  # every executor, the same values
         with executor(name):
             assert_close(ours(x, **kw), y, dtype)
+
+
+# channels_last with fewer than eight channels: the line sweep folds the channels into the line
+# along the last axis (resize_cpu.cpp make_sweep) and gathers along it with a tap stride of C.
+# The sums are the contiguous layout's, term by term: the same values exactly, forward and
+# backward, including ragged rows (antialias, transposed tables), long lines split in segments
+# at any channel, and 3-D.
+FOLDED = [
+    ((2, 64, 80), dict(scale_factor=2, mode="bilinear")),
+    ((33, 47), dict(size=(65, 93), mode="bicubic", align_corners=True)),
+    ((64, 80), dict(size=(25, 31), mode="bilinear")),
+    ((64, 80), dict(size=(21, 17), mode="bicubic", antialias=True)),
+    ((40, 44), dict(size=(17, 90), mode="bilinear", antialias=True)),
+    ((30, 31), dict(size=(67, 18), mode="nearest")),
+    ((30, 31), dict(size=(11, 64), mode="nearest-exact")),
+    ((32, 36), dict(size=(8, 9), mode="area")),
+    ((30, 31), dict(size=(7, 9), mode="area")),
+    ((3, 5000), dict(size=(4, 9001), mode="bilinear")),
+    ((3, 5000), dict(size=(2, 1999), mode="bicubic", antialias=True)),
+    ((9, 10, 11), dict(size=(17, 5, 23), mode="trilinear")),
+    ((9, 10, 11), dict(size=(4, 21, 12), mode="nearest")),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("channels", [2, 3, 4, 5, 7])
+@pytest.mark.parametrize("spatial,kw", FOLDED, ids=lambda v: str(v))
+def test_folded_channels_equal_contiguous(spatial, kw, channels, dtype):
+    if len(spatial) == 3 and spatial[0] == 2:  # a batch of 2 images of 64 x 80
+        shape = (2, channels) + spatial[1:]
+    else:
+        shape = (1, channels) + spatial
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(3), dtype=torch.float64).to(dtype)
+    fmt = torch.channels_last if x.dim() == 4 else torch.channels_last_3d
+    xc = x.contiguous(memory_format=fmt)
+    g = torch.randn(native(x.float(), **kw).shape, generator=torch.Generator().manual_seed(4)).to(dtype)
+    for name in EXECUTORS:
+        with executor(name):
+            y, gx = _run(name, x, kw, g)
+            yc, gxc = _run(name, xc, kw, g.contiguous(memory_format=fmt))
+        assert torch.equal(yc, y), name
+        assert torch.equal(gxc, gx), name
+    if dtype != torch.bfloat16:  # and native's values (bfloat16: test_engines_agree_low_precision)
+        assert_close(yc, native(xc, **kw), dtype)

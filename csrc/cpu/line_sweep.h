@@ -79,23 +79,47 @@ void blend(const S* src, const int64_t* off, const acc_t* w, int64_t T, D* out, 
 }
 
 #if RESIZE_AD_AVX2
-// The KT taps of outputs o .. o + 7 (tap j at idx[j * n + o ..]) when they all lie in the eight
-// floats row[base .. base + 8), base = tap 0 of output o, and inside the line (len): their
-// positions relative to base in rel[j], so that one load and KT permutes replace KT gathers
-// (AMD's gathers are slow) with the same values. False otherwise (downscales, line ends, the
-// zero slot of a padded tap).
-template <int KT>
-inline bool fits_one_load(const int32_t* idx, int64_t n, int64_t o, int64_t len, __m256i* rel,
-                          int32_t& base) {
+// The KT taps of outputs o .. o + 7 (tap j at idx[j * n + o ..]) when they all lie in the
+// 8 * NL floats row[base .. base + 8 * NL), base = tap 0 of output o, and inside the line (len):
+// their positions relative to base in rel[j], so that NL loads and KT * NL permutes replace KT
+// gathers (AMD's gathers are slow) with the same values. Returns NL, the fewest of 1, 2 or 4
+// loads that hold them, or 0 (downscales by more than four, line ends, the zero slot of a padded
+// tap).
+template <int KT, int MaxNL = 4>
+inline int fits_loads(const int32_t* idx, int64_t n, int64_t o, int64_t len, __m256i* rel,
+                      int32_t& base) {
   base = idx[o];
-  if (base + 8 > len) return false;
   const __m256i b = _mm256_set1_epi32(base);
   __m256i any = _mm256_setzero_si256();
   for (int j = 0; j < KT; ++j) {
     rel[j] = _mm256_sub_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx + j * n + o)), b);
     any = _mm256_or_si256(any, rel[j]);
   }
-  return _mm256_testz_si256(any, _mm256_set1_epi32(~7));  // every rel in [0, 8)
+  for (int nl = 1; nl <= MaxNL; nl *= 2) {  // every rel in [0, 8 * nl)
+    if (_mm256_testz_si256(any, _mm256_set1_epi32(~(8 * nl - 1)))) return base + 8 * nl <= len ? nl : 0;
+  }
+  return 0;
+}
+
+// row[base + rel[i]] for the eight lanes i, from v[l] = row[base + 8 l .. base + 8 l + 8).
+template <int NL>
+inline __m256 pick(const __m256* v, __m256i rel) {
+  __m256 r = _mm256_permutevar8x32_ps(v[0], rel);  // the permute reads rel's low three bits
+  for (int l = 1; l < NL; ++l) {
+    const __m256 m = _mm256_castsi256_ps(_mm256_cmpgt_epi32(rel, _mm256_set1_epi32(8 * l - 1)));
+    r = _mm256_blendv_ps(r, _mm256_permutevar8x32_ps(v[l], rel), m);
+  }
+  return r;
+}
+
+// Eight outputs from their taps' NL loads: the sum of gather_line, in its order.
+template <int KT, int NL>
+inline __m256 picked_sum(const float* row, int32_t base, const __m256i* rel, const float* wt, int64_t n) {
+  __m256 v[NL];
+  for (int l = 0; l < NL; ++l) v[l] = _mm256_loadu_ps(row + base + 8 * l);
+  __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt), pick<NL>(v, rel[0]));
+  for (int j = 1; j < KT; ++j) acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + j * n), pick<NL>(v, rel[j]), acc);
+  return acc;
 }
 #endif
 
@@ -113,12 +137,11 @@ void gather_line(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1,
       if constexpr (KT > 0) {
         __m256i rel[KT];
         int32_t base;
-        if (fits_one_load<KT>(idx, n, o, L.in, rel, base)) {
-          const __m256 v = _mm256_loadu_ps(row + base);
-          __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt + o), _mm256_permutevar8x32_ps(v, rel[0]));
-          for (int j = 1; j < KT; ++j)
-            acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + j * n + o), _mm256_permutevar8x32_ps(v, rel[j]), acc);
-          _mm256_storeu_ps(out + o, acc);
+        const int nl = fits_loads<KT>(idx, n, o, L.in, rel, base);
+        if (nl != 0) {
+          _mm256_storeu_ps(out + o, nl == 1   ? picked_sum<KT, 1>(row, base, rel, wt + o, n)
+                                    : nl == 2 ? picked_sum<KT, 2>(row, base, rel, wt + o, n)
+                                              : picked_sum<KT, 4>(row, base, rel, wt + o, n));
           continue;
         }
       }
@@ -173,8 +196,15 @@ void copy_line(const S* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* ou
     for (; o + 8 <= o1; o += 8) {
       __m256i rel[1];
       int32_t base;
-      if (fits_one_load<1>(idx, L.out, o, L.in, rel, base)) {
+      // At most two loads: a copy's one gather is cheaper than four loads and their permutes.
+      const int nl = fits_loads<1, 2>(idx, L.out, o, L.in, rel, base);
+      if (nl == 1) {
         _mm256_storeu_ps(d + o, _mm256_permutevar8x32_ps(_mm256_loadu_ps(r + base), rel[0]));
+        continue;
+      }
+      if (nl == 2) {
+        const __m256 v[2] = {_mm256_loadu_ps(r + base), _mm256_loadu_ps(r + base + 8)};
+        _mm256_storeu_ps(d + o, pick<2>(v, rel[0]));
         continue;
       }
       const __m256i i = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx + o));
@@ -200,7 +230,7 @@ void fix_ragged(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1, 
     const acc_t* wo = L.w.data() + o * L.K;
     const acc_t* s = row + L.start[o];
     acc_t acc = n > 0 ? wo[0] * s[0] : acc_t(0);
-    for (int64_t j = 1; j < n; ++j) acc = madd(wo[j], s[j], acc);
+    for (int64_t j = 1; j < n; ++j) acc = madd(wo[j], s[j * L.step], acc);
     out[o] = static_cast<D>(acc);
   }
 }

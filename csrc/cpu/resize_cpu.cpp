@@ -46,6 +46,9 @@ struct Line {
   bool unit = false;  // every row: one tap of weight exactly 1 (nearest, identity)
   std::vector<int64_t> start, len;
   std::vector<acc_t> w;            // [out * K], row o at o * K
+  // Tap j of row o reads position start[o] + j * step. step > 1: a last axis folded with its
+  // `step` contiguous channels into one line (fold_channels), channel c of position p at p * step + c.
+  int64_t step = 1;
   int64_t lo = 0, hi = 0;          // input positions read by all rows: [lo, hi)
   std::vector<uint8_t> same_prev;  // leading axes: row o has exactly the taps of row o - 1
   // Gather form (last axis, inner == 1): tap j of row o reads position idx[j * out + o] with
@@ -61,25 +64,35 @@ struct Line {
   bool zero_slot = false;
 };
 
+// fold > 1 (a gather form only): the line of the table's axis with its `fold` contiguous
+// channels, in * fold positions long, each row repeated per channel with tap stride fold.
 template <typename acc_t>
-std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, bool gather) {
+std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, bool gather, int64_t fold) {
   auto line = std::make_shared<Line<acc_t>>();
   Line<acc_t>& L = *line;
-  L.in = t.in_size;
-  L.out = t.out_size;
+  L.in = t.in_size * fold;
+  L.out = t.out_size * fold;
   L.K = t.K;
+  L.step = fold;
   L.identity = t.identity;
   L.unit = t.unit;
-  L.start = t.start;
-  L.len = t.len;
-  L.w.resize(t.w.size());
-  for (size_t i = 0; i < t.w.size(); ++i) L.w[i] = static_cast<acc_t>(t.w[i]);
+  L.start.resize(L.out);
+  L.len.resize(L.out);
+  L.w.resize(L.out * L.K);
+  for (int64_t o = 0; o < t.out_size; ++o) {
+    for (int64_t c = 0; c < fold; ++c) {
+      const int64_t r = o * fold + c;
+      L.start[r] = t.start[o] * fold + c;
+      L.len[r] = t.len[o];
+      for (int64_t j = 0; j < L.K; ++j) L.w[r * L.K + j] = static_cast<acc_t>(t.w[o * t.K + j]);
+    }
+  }
   L.lo = L.in;
   L.hi = 0;
   for (int64_t o = 0; o < L.out; ++o) {
-    if (t.len[o] == 0) continue;
-    L.lo = std::min(L.lo, t.start[o]);
-    L.hi = std::max(L.hi, t.start[o] + t.len[o]);
+    if (L.len[o] == 0) continue;
+    L.lo = std::min(L.lo, L.start[o]);
+    L.hi = std::max(L.hi, L.start[o] + (L.len[o] - 1) * L.step + 1);
   }
   if (lead) {
     L.same_prev.assign(L.out, 0);
@@ -91,20 +104,20 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
     }
   }
   if (gather) {
-    TORCH_CHECK(L.in < (int64_t{1} << 31), "resize_ad: spatial size ", L.in, " is too large");
+    TORCH_CHECK(L.in < (int64_t{1} << 31), "resize_ad: spatial size ", t.in_size, " is too large");
     L.idx.resize(L.K * L.out);
     L.wt.resize(L.K * L.out);
-    const int64_t nragged = L.K * L.out - t.sum_len > 0
-                                ? std::count_if(t.len.begin(), t.len.end(),
+    const int64_t nragged = L.K * t.out_size - t.sum_len > 0
+                                ? std::count_if(L.len.begin(), L.len.end(),
                                                 [&](int64_t n) { return n != L.K; })
                                 : 0;
     L.zero_slot = nragged * 8 > L.out;
     for (int64_t o = 0; o < L.out; ++o) {
-      const int64_t n = t.len[o];
+      const int64_t n = L.len[o];
       if (n != L.K && !L.zero_slot) L.ragged.push_back(o);
-      const int64_t pad = L.zero_slot ? L.in : (n > 0 ? t.start[o] + n - 1 : 0);
+      const int64_t pad = L.zero_slot ? L.in : (n > 0 ? L.start[o] + (n - 1) * L.step : 0);
       for (int64_t j = 0; j < L.K; ++j) {
-        L.idx[j * L.out + o] = static_cast<int32_t>(j < n ? t.start[o] + j : pad);
+        L.idx[j * L.out + o] = static_cast<int32_t>(j < n ? L.start[o] + j * L.step : pad);
         L.wt[j * L.out + o] = j < n ? L.w[o * L.K + j] : acc_t(0);
       }
     }
@@ -117,18 +130,23 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
 struct LineKey {
   uint64_t id;
   bool lead, gather;
-  bool operator==(const LineKey& o) const { return id == o.id && lead == o.lead && gather == o.gather; }
+  int64_t fold;
+  bool operator==(const LineKey& o) const {
+    return id == o.id && lead == o.lead && gather == o.gather && fold == o.fold;
+  }
 };
 
 template <typename acc_t>
-std::shared_ptr<const Line<acc_t>> line_for(const AxisTable& t, bool lead, bool gather) {
+std::shared_ptr<const Line<acc_t>> line_for(const AxisTable& t, bool lead, bool gather,
+                                            int64_t fold = 1) {
   // Leaked: usable during static destruction.
   static auto* cache = new LruCache<LineKey, Line<acc_t>>(64, size_t{256} << 20);
   auto bytes = [](const Line<acc_t>& L) {
     return (L.start.size() + L.len.size()) * sizeof(int64_t) + (L.w.size() + L.wt.size()) * sizeof(acc_t) +
            L.idx.size() * sizeof(int32_t);
   };
-  return cache->get(LineKey{t.id, lead, gather}, [&] { return build_line<acc_t>(t, lead, gather); }, bytes);
+  return cache->get(LineKey{t.id, lead, gather, fold},
+                    [&] { return build_line<acc_t>(t, lead, gather, fold); }, bytes);
 }
 
 template <typename acc_t>
@@ -166,6 +184,9 @@ size_t stream_threshold() {
   return bytes;
 }
 
+// Lines with fewer channels per position than this are folded (make_sweep).
+constexpr int64_t kFoldChannels = 8;
+
 template <typename acc_t>
 Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const AxisTable*>& tabs) {
   Sweep<acc_t> P;
@@ -180,7 +201,13 @@ Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const Ax
     lead_taps *= static_cast<double>(tabs[i]->sum_len) / static_cast<double>(tabs[i]->out_size);
   }
   const AxisTable& last = *tabs[k - 1];
-  P.last = line_for<acc_t>(last, /*lead=*/false, /*gather=*/inner == 1 && !last.identity);
+  // A few channels per position (channels_last RGB): fold them into the line, so that the
+  // vector gathers run along it as along a line of one channel, instead of a short loop over
+  // the channels per output position.
+  const int64_t fold = inner > 1 && inner < kFoldChannels && !last.identity ? inner : 1;
+  P.inner = inner / fold;
+  P.last = line_for<acc_t>(last, /*lead=*/false, /*gather=*/P.inner == 1 && !last.identity, fold);
+  const Line<acc_t>& L = *P.last;
 
   // Work per line (multiply-adds), then enough items for every thread to get several.
   const double line_work =
@@ -188,24 +215,24 @@ Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const Ax
                                                            static_cast<double>(last.K)) *
       static_cast<double>(inner);
   const int64_t threads = std::max<int>(1, at::get_num_threads());
-  if (threads > 1 && P.rows < 8 * threads && last.out_size >= 512) {
-    P.nseg = std::min<int64_t>((8 * threads + P.rows - 1) / P.rows, last.out_size / 256);
+  if (threads > 1 && P.rows < 8 * threads && L.out >= 512) {
+    P.nseg = std::min<int64_t>((8 * threads + P.rows - 1) / P.rows, L.out / 256);
   }
   P.nseg = std::max<int64_t>(1, P.nseg);
-  P.seg_len = (last.out_size + P.nseg - 1) / P.nseg;
-  P.nseg = (last.out_size + P.seg_len - 1) / P.seg_len;
+  P.seg_len = (L.out + P.nseg - 1) / P.nseg;
+  P.nseg = (L.out + P.seg_len - 1) / P.seg_len;
   if (P.nseg == 1) {
-    P.seg_lo.assign(1, P.last->lo);
-    P.seg_hi.assign(1, P.last->hi);
+    P.seg_lo.assign(1, L.lo);
+    P.seg_hi.assign(1, L.hi);
   } else {
-    P.seg_lo.assign(P.nseg, last.in_size);
+    P.seg_lo.assign(P.nseg, L.in);
     P.seg_hi.assign(P.nseg, 0);
     for (int64_t sg = 0; sg < P.nseg; ++sg) {
-      int64_t lo = last.in_size, hi = 0;
-      for (int64_t o = sg * P.seg_len, e = std::min(last.out_size, o + P.seg_len); o < e; ++o) {
-        if (last.len[o] == 0) continue;
-        lo = std::min(lo, last.start[o]);
-        hi = std::max(hi, last.start[o] + last.len[o]);
+      int64_t lo = L.in, hi = 0;
+      for (int64_t o = sg * P.seg_len, e = std::min(L.out, o + P.seg_len); o < e; ++o) {
+        if (L.len[o] == 0) continue;
+        lo = std::min(lo, L.start[o]);
+        hi = std::max(hi, L.start[o] + (L.len[o] - 1) * L.step + 1);
       }
       P.seg_lo[sg] = lo;
       P.seg_hi[sg] = hi;
