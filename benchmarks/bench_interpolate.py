@@ -128,6 +128,35 @@ def suite() -> List[Case]:
         Case("uint8_nearest_x2_cl", (1, 3, 480, 640), dict(mode="nearest", scale_factor=2), dtype=u8,
              channels_last=True),
         Case("uint8_nearest_exact_1d", (8, 2, 44100), dict(mode="nearest-exact", size=(48000,)), dtype=u8),
+    ] + cv2_suite()
+
+
+def cv2_suite() -> List[Case]:
+    """Images as a cv2.resize user has them: 1, 3, 4 and 16 channels, planes (NCHW) and
+    interleaved pixels (channels_last), up- and downscales, in every mode whose maths cv2 shares
+    (sizes where cv2's nearest-exact, which rounds in fixed point, picks torch's pixels)."""
+    def c(name, shape, cl, **kw):
+        interp = {"bilinear": "INTER_LINEAR", "bicubic": "INTER_CUBIC", "nearest": "INTER_NEAREST",
+                  "nearest-exact": "INTER_NEAREST_EXACT", "area": "INTER_AREA"}[kw["mode"]]
+        if kw["mode"] in ("bilinear", "bicubic"):
+            kw.setdefault("align_corners", False)
+        return Case("cv2_" + name + ("_cl" if cl else ""), shape, kw, channels_last=cl, cv2_interp=interp)
+    return [
+        c("bilinear_x2_c1", (4, 1, 512, 512), False, mode="bilinear", scale_factor=2),
+        c("bilinear_x2_c3", (1, 3, 1024, 1024), False, mode="bilinear", scale_factor=2),
+        c("bicubic_x2_c3", (1, 3, 512, 512), False, mode="bicubic", scale_factor=2),
+        c("bilinear_down_c3", (1, 3, 1000, 1000), False, mode="bilinear", size=(400, 400)),
+        c("area_down4_c3", (1, 3, 1024, 1024), False, mode="area", size=(256, 256)),
+        c("nearest_exact_down_c1", (4, 1, 1000, 1000), False, mode="nearest-exact", size=(400, 400)),
+        c("bilinear_x2_c3", (2, 3, 512, 512), True, mode="bilinear", scale_factor=2),
+        c("bicubic_x2_c3", (1, 3, 512, 512), True, mode="bicubic", scale_factor=2),
+        c("bilinear_down_c3", (1, 3, 1000, 1000), True, mode="bilinear", size=(400, 400)),
+        c("nearest_exact_down_c3", (2, 3, 1000, 1000), True, mode="nearest-exact", size=(400, 400)),
+        c("bilinear_x2_c4", (2, 4, 512, 512), True, mode="bilinear", scale_factor=2),
+        c("bicubic_down_c4", (2, 4, 512, 512), True, mode="bicubic", size=(256, 256)),
+        c("nearest_x2_c4", (2, 4, 512, 512), True, mode="nearest", scale_factor=2),
+        c("bilinear_x2_c16", (2, 16, 256, 256), True, mode="bilinear", scale_factor=2),
+        c("area_down4_c16", (2, 16, 512, 512), True, mode="area", size=(128, 128)),
     ]
 
 
@@ -453,6 +482,8 @@ def main(argv=None) -> int:
             p.error("--plot needs matplotlib (pip install matplotlib); it is not installed")
     if a.threads:
         torch.set_num_threads(a.threads)
+    if cv2 is not None:  # cv2's own pool, as many threads as torch's
+        cv2.setNumThreads(torch.get_num_threads())
     repeats = a.repeats or (5 if a.quick else 15)
     min_time = a.min_time if a.min_time is not None else (0.01 if a.quick else 0.05)
 
@@ -478,7 +509,8 @@ def main(argv=None) -> int:
     meta = dict(torch=torch.__version__, resize_ad_file=resize_ad.__file__, python=platform.python_version(),
                 machine=platform.machine(), threads=torch.get_num_threads(),
                 cpu_capability=torch.backends.cpu.get_cpu_capability(),
-                cv2=getattr(cv2, "__version__", None), repeats=repeats, min_time=min_time,
+                cv2=getattr(cv2, "__version__", None),
+                cv2_threads=cv2.getNumThreads() if cv2 is not None else None, repeats=repeats, min_time=min_time,
                 allocator=allocator_policy(),
                 command=" ".join([os.path.basename(sys.executable)] + sys.argv),
                 copy_bandwidth_GBps={}, device_name={})

