@@ -202,9 +202,11 @@ def test_streamed_outputs(shape, kw, dtype, fmt):
 
 # channels_last with fewer than eight channels: the line sweep folds the channels into the line
 # along the last axis (resize_cpu.cpp make_sweep) and gathers along it with a tap stride of C.
-# The sums are the contiguous layout's, term by term: the same values exactly, forward and
-# backward, including ragged rows (antialias, transposed tables), long lines split in segments
-# at any channel, and 3-D.
+# One axis at a time (the separable passes) the sums are the contiguous layout's, term by term:
+# the same values exactly, forward and backward, including ragged rows (antialias, transposed
+# tables), long lines split in segments at any channel, and 3-D. The line sweep may order a
+# folded line's sums otherwise (the ring of rows, chosen by the cost of its gathers): equal to
+# rounding, and to native's.
 FOLDED = [
     ((2, 64, 80), dict(scale_factor=2, mode="bilinear")),
     ((33, 47), dict(size=(65, 93), mode="bicubic", align_corners=True)),
@@ -234,11 +236,48 @@ def test_folded_channels_equal_contiguous(spatial, kw, channels, dtype):
     fmt = torch.channels_last if x.dim() == 4 else torch.channels_last_3d
     xc = x.contiguous(memory_format=fmt)
     g = torch.randn(native(x.float(), **kw).shape, generator=torch.Generator().manual_seed(4)).to(dtype)
+    y, gx = _run("separable", x, kw, g)
+    yc, gxc = _run("separable", xc, kw, g.contiguous(memory_format=fmt))
+    assert torch.equal(yc, y) and torch.equal(gxc, gx)
     for name in EXECUTORS:
-        with executor(name):
-            y, gx = _run(name, x, kw, g)
-            yc, gxc = _run(name, xc, kw, g.contiguous(memory_format=fmt))
-        assert torch.equal(yc, y), name
-        assert torch.equal(gxc, gx), name
+        ys, gs = _run(name, xc, kw, g.contiguous(memory_format=fmt))
+        assert_close(ys, yc, dtype)
+        assert_close(gs, gxc, dtype)
     if dtype != torch.bfloat16:  # and native's values (bfloat16: test_engines_agree_low_precision)
         assert_close(yc, native(xc, **kw), dtype)
+
+
+# Upscales along the leading axes take the ring of rows (resize_cpu.cpp Sweep::ring): each input
+# line resampled along the last axis once, into a per-thread slot, and every output line a blend
+# of slots. The order of the sums depends on the tables alone: the same values with one thread
+# and with several (lines split in segments, each with its own slots), and native's.
+RING = [
+    ((1, 1, 6, 600), dict(size=(13, 1200), mode="bilinear")),
+    ((1, 2, 7, 900), dict(size=(15, 1800), mode="bicubic")),
+    ((1, 3, 5, 7, 700), dict(size=(9, 13, 1400), mode="trilinear")),
+    ((2, 4, 20, 30), dict(scale_factor=2, mode="bilinear", align_corners=True)),
+    ((1, 1, 40, 50), dict(size=(90, 70), mode="bilinear", antialias=True)),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("shape,kw", RING, ids=lambda v: str(v))
+def test_ring_threads_agree(shape, kw, dtype):
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(6), dtype=torch.float64).to(dtype)
+    g = torch.randn(native(x.float(), **kw).shape, generator=torch.Generator().manual_seed(7)).to(dtype)
+    n = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        y1, g1 = _run("line_sweep", x, kw, g)
+        torch.set_num_threads(max(2, n))
+        y2, g2 = _run("line_sweep", x, kw, g)
+    finally:
+        torch.set_num_threads(n)
+    assert torch.equal(y1, y2) and torch.equal(g1, g2)
+    # native in the dtype (bfloat16: in float32, native rounds its bfloat16 intermediates)
+    wide = torch.float32 if dtype == torch.bfloat16 else dtype
+    xg = x.to(wide).requires_grad_()
+    ref = native(xg, **kw)
+    (gr,) = torch.autograd.grad(ref, xg, g.to(wide))
+    assert_close(y1, ref.detach().to(dtype), dtype)
+    assert_close(g1, gr.to(dtype), dtype)

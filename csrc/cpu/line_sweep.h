@@ -352,19 +352,24 @@ struct SweepScratch {
   int64_t* off;
   acc_t* tw;
   unsigned char* stage;  // one segment of output when the sweep streams (Sweep::stream)
+  acc_t* slots;          // the ring (Sweep::ring): slot k at k * slot_len
+  int64_t slot_len;
 
   SweepScratch(const Sweep<acc_t>& P, size_t dst_elem) {
     auto align64 = [](size_t n) { return (n + 63) / 64 * 64; };
     const size_t tmp_bytes = align64((P.last->in * P.inner + 8) * sizeof(acc_t));
     const size_t obuf_bytes = align64((P.seg_len + 8) * sizeof(float));
     const size_t taps_bytes = align64(P.max_taps * (sizeof(int64_t) + sizeof(acc_t)));
-    const size_t stage_bytes = P.stream ? P.seg_len * P.inner * dst_elem : 0;
-    unsigned char* base = scratch(tmp_bytes + obuf_bytes + taps_bytes + stage_bytes + 64);
+    const size_t stage_bytes = align64(P.stream ? P.seg_len * P.inner * dst_elem : 0);
+    slot_len = (P.seg_len * P.inner + 15) / 16 * 16;
+    const size_t ring_bytes = P.ring * P.nseg * slot_len * sizeof(acc_t);
+    unsigned char* base = scratch(tmp_bytes + obuf_bytes + taps_bytes + stage_bytes + ring_bytes + 64);
     tmp = reinterpret_cast<acc_t*>(base);
     obuf = reinterpret_cast<float*>(base + tmp_bytes);
     off = reinterpret_cast<int64_t*>(base + tmp_bytes + obuf_bytes);
     tw = reinterpret_cast<acc_t*>(off + P.max_taps);
     stage = base + tmp_bytes + obuf_bytes + taps_bytes;
+    slots = reinterpret_cast<acc_t*>(stage + stage_bytes);
     tmp[P.last->in] = acc_t(0);  // the zero slot (Line::zero_slot; inner == 1 only)
   }
 };
@@ -433,6 +438,70 @@ void sweep_segment(const Sweep<acc_t>& P, const src_t* src, dst_t* drow, int64_t
   }
 }
 
+// Input line row (an offset in elements) resampled along the last axis: outputs [o0, o1) into
+// out (indexed as the line).
+template <typename src_t, typename acc_t>
+void along_line(const Sweep<acc_t>& P, const src_t* src, int64_t row, int64_t sg, int64_t o0,
+                int64_t o1, const SweepScratch<acc_t>& S, acc_t* out) {
+  const Line<acc_t>& last = *P.last;
+  if (P.inner > 1) return inner_line(src + row, last, P.inner, o0, o1, out);
+  const acc_t* r;
+  if (std::is_same_v<src_t, acc_t> && !last.zero_slot) {
+    r = reinterpret_cast<const acc_t*>(src) + row;
+  } else {
+    const int64_t lo = P.seg_lo[sg], hi = P.seg_hi[sg];
+    const acc_t one = acc_t(1);
+    if (hi > lo) blend(src + lo, &row, &one, 1, S.tmp + lo, hi - lo);
+    r = S.tmp;
+  }
+  gather_dispatch(r, last, o0, o1, out, S.obuf);
+}
+
+// Per-thread state of the ring of rows (Sweep::ring): per segment of the line, `ring` slots
+// (slot j of segment sg at (sg * ring + j) * slot_len in SweepScratch::slots), the input line
+// each holds (key, -1: none) and the slot to take next.
+struct Ring {
+  int64_t n;
+  std::vector<int64_t> key, next;
+  Ring(int64_t slots, int64_t nseg) : n(slots) {
+    if (n > 0) key.assign(n * nseg, -1), next.assign(nseg, 0);
+  }
+};
+
+// Outputs [o0, o1) of segment sg of one output line through the ring: the input lines of its T
+// leading taps (S.off, in elements) are resampled along the last axis into slots unless a slot
+// holds them already, then blended with the taps' weights.
+template <typename src_t, typename dst_t, typename acc_t>
+void ring_line(const Sweep<acc_t>& P, const src_t* src, dst_t* line, int64_t sg, int64_t o0,
+               int64_t o1, const SweepScratch<acc_t>& S, int64_t T, Ring& R) {
+  int64_t* key = R.key.data() + sg * R.n;
+  uint32_t used = 0;  // slots this line reads (R.n <= 16)
+  int64_t slot[16];
+  for (int64_t t = 0; t < T; ++t) {
+    slot[t] = -1;
+    for (int64_t j = 0; j < R.n; ++j) {
+      if (key[j] == S.off[t]) {
+        slot[t] = j;
+        used |= 1u << j;
+        break;
+      }
+    }
+  }
+  acc_t* const slots = S.slots + sg * R.n * S.slot_len;
+  int64_t& next = R.next[sg];
+  for (int64_t t = 0; t < T; ++t) {
+    if (slot[t] >= 0) continue;
+    while (used >> next & 1u) next = (next + 1) % R.n;  // the oldest slot this line does not read
+    const int64_t j = next;
+    key[j] = S.off[t];
+    used |= 1u << j;
+    slot[t] = j;
+    along_line(P, src, S.off[t], sg, o0, o1, S, slots + j * S.slot_len - o0 * P.inner);
+  }
+  for (int64_t t = 0; t < T; ++t) S.off[t] = slot[t] * S.slot_len;
+  blend(slots, S.off, S.tw, T, line + o0 * P.inner, (o1 - o0) * P.inner);
+}
+
 // Runs a Sweep: every output line (b, o_1, ..., o_{k-1}), split in segments along the last
 // axis when there are too few lines to keep every thread busy. Threads: torch's intra-op pool.
 template <typename src_t, typename dst_t, typename acc_t>
@@ -443,6 +512,7 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
 
   at::parallel_for(0, P.rows * P.nseg, P.grain, [&](int64_t begin, int64_t end) {
     const SweepScratch<acc_t> S(P, sizeof(dst_t));
+    Ring ring(P.ring, P.nseg);
     // Streaming: segments are computed into S.stage (indexed as the line is) and streamed out;
     // `staged` is the item whose values the stage holds.
     int64_t staged = -1;
@@ -504,7 +574,11 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
             for (int64_t j = lo; j < hi; j += per_line) __builtin_prefetch(next + j);
           }
         }
-        sweep_segment(P, src, line, sg, o0, o1, S, T);
+        if (P.ring) {
+          ring_line(P, src, line, sg, o0, o1, S, T, ring);
+        } else {
+          sweep_segment(P, src, line, sg, o0, o1, S, T);
+        }
       }
       if (P.stream) {
         stream_copy(drow + o0 * P.inner, S.stage, seg_bytes);

@@ -167,6 +167,12 @@ struct Sweep {
   // dst as large, lines of several channels (inner > 1) with weights: the two-tap rows of
   // inner_line store non-temporally themselves (no stage).
   bool stream_rows = false;
+  // Ring of rows (OpenCV's and Pillow-SIMD's order): each input line a thread reads is first
+  // resampled along the last axis into one of `ring` per-thread slots, kept while the next
+  // lines read it again, and each output line is the blend of its slots. Chosen (make_sweep)
+  // where lines share input lines (upscales along the leading axes), so that the last axis'
+  // gathers run once per input line instead of once per output line. Whole lines only.
+  int64_t ring = 0;
 };
 
 // Outputs from this size on are streamed (Sweep::stream): 3/4 of the last-level cache as glibc's
@@ -186,6 +192,10 @@ size_t stream_threshold() {
 
 // Lines with fewer channels per position than this are folded (make_sweep).
 constexpr int64_t kFoldChannels = 8;
+// The ring of rows (Sweep::ring): at most this many slots (leading taps per line), and bytes
+// per thread (half of a 512 KiB L2).
+constexpr int64_t kRingSlots = 16;
+constexpr size_t kRingBytes = size_t{256} << 10;
 
 template <typename acc_t>
 Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const AxisTable*>& tabs) {
@@ -237,6 +247,27 @@ Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const Ax
       P.seg_lo[sg] = lo;
       P.seg_hi[sg] = hi;
     }
+  }
+  // The ring when it does less work per line, in multiply-adds over contiguous elements. Blend
+  // first: the leading taps over the input line, then the last axis' taps over the output line.
+  // Ring: the last axis' taps for the input lines a line adds (fresh), then the leading taps
+  // over the output line. A tap of a gathered line (inner 1) costs as many as the vector loads
+  // eight outputs' taps span (line_sweep.h fits_loads: 7 * in / out + K * fold floats), up to
+  // a gather's four; of a line of several channels, one.
+  if (k >= 2 && !last.identity && !last.unit && P.max_taps <= kRingSlots) {
+    const AxisTable& near = *tabs[k - 2];  // the leading axis consecutive lines step along
+    const double kn = static_cast<double>(near.sum_len) / static_cast<double>(near.out_size);
+    const double fresh = lead_taps / kn *
+                         std::min(kn, static_cast<double>(near.in_size) / static_cast<double>(near.out_size));
+    const double span = 7.0 * static_cast<double>(last.in_size) / static_cast<double>(last.out_size) +
+                        static_cast<double>(last.K * fold);
+    const double tap = P.inner > 1 ? 1.0 : span <= 8 ? 1.5 : span <= 16 ? 3.0 : 4.0;
+    const double along = static_cast<double>(last.out_size) * static_cast<double>(last.K) * tap;
+    const double blend_first = lead_taps * static_cast<double>(last.in_size) + along;
+    const double ring = fresh * along + lead_taps * static_cast<double>(last.out_size);
+    const double line_bytes = static_cast<double>(last.out_size * inner) * sizeof(acc_t);
+    if (ring < 0.8 * blend_first && line_bytes * static_cast<double>(P.max_taps) <= kRingBytes)
+      P.ring = P.max_taps;
   }
   const double item_work = std::max(1.0, line_work / static_cast<double>(P.nseg));
   P.grain = std::max<int64_t>(1, static_cast<int64_t>(65536.0 / item_work));
