@@ -560,17 +560,21 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
       } else {
         for (int64_t t = 0; t < T; ++t) S.off[t] *= in_row;
         // Leading axes that skip input lines (downscales): the hardware prefetchers do not see
-        // the jump to the next line's rows, so fetch them now, one line ahead, assuming the
-        // same step as from the previous line to this one (wrong only where a plane ends).
-        // The taps come in input order, so the rows the next line adds are the last ones
-        // shifted by the step: about step / in_row of them.
+        // the jump to the next lines' rows, so fetch them now, `ahead` lines ahead (as many as
+        // keep about 16 KiB in flight, at most four), assuming the same step as from the
+        // previous line to this one (wrong only where a plane ends). The taps come in input
+        // order, so the rows a line adds are the last ones shifted by the step: about
+        // step / in_row of them.
         const int64_t step = S.off[0] - prev_off;
         prev_off = S.off[0];
         if (step > in_row) {
           const int64_t lo = P.seg_lo[sg] * P.inner, hi = P.seg_hi[sg] * P.inner;
+          const int64_t first = std::max<int64_t>(0, T - (step + in_row - 1) / in_row);
+          const int64_t bytes = std::max<int64_t>(1, (T - first) * (hi - lo) * static_cast<int64_t>(sizeof(src_t)));
+          const int64_t ahead = std::clamp<int64_t>((int64_t{16} << 10) / bytes, 1, 4);
           constexpr int64_t per_line = 64 / sizeof(src_t);
-          for (int64_t t = std::max<int64_t>(0, T - (step + in_row - 1) / in_row); t < T; ++t) {
-            const src_t* next = src + S.off[t] + step;
+          for (int64_t t = first; t < T; ++t) {
+            const src_t* next = src + S.off[t] + ahead * step;
             for (int64_t j = lo; j < hi; j += per_line) __builtin_prefetch(next + j);
           }
         }
