@@ -132,6 +132,9 @@ def interpolate(
         >>> y.shape
         torch.Size([1, 3, 16, 16])
     """
+    fast = _fast_call(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
+    if fast is not None:
+        return fast
     # The checks run in native F.interpolate's order, so that a call with several problems fails
     # with the same exception type as native; the checks native leaves to its C++ argument
     # parser and kernels come last, in their order (see _checks_at_dispatch). The rules about
@@ -151,6 +154,60 @@ def interpolate(
     if mode == "nearest" and scale_factors is not None:
         scale_factors = _nearest_scales(input, output_size, scale_factors)
     return _resize(input, list(output_size), mode, bool(align_corners), scale_factors, bool(antialias))
+
+
+_FAST_DTYPES = (torch.float32, torch.float64)
+
+
+def _fast_call(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias):
+    """The common call, with plain arguments every check below passes: its result, without the
+    checks' Python cost (most of a call on a small tensor). None for anything else, which then
+    takes the full checks (and their errors)."""
+    if (type(input) is not Tensor or recompute_scale_factor is not None or antialias is not False
+            or type(mode) is not str or input.dtype not in _FAST_DTYPES
+            or torch.compiler.is_compiling()):
+        return None
+    caps = MODE_CAPS.get(mode)
+    shape = input.shape
+    dim = len(shape) - 2
+    if caps is None or dim not in caps.ranks or shape[1] <= 0 or any(s <= 0 for s in shape[2:]):
+        return None
+    if align_corners is None:
+        ac = False
+    elif type(align_corners) is bool and (caps.align_corners == "grid" or
+                                          (caps.align_corners == "refused" and not align_corners)):
+        ac = align_corners
+    else:
+        return None
+    if scale_factor is None:
+        if type(size) is int:
+            out = [size] * dim
+        elif type(size) in (tuple, list) and len(size) == dim and all(type(v) is int for v in size):
+            out = list(size)
+        else:
+            return None
+        scales = None
+    elif size is None and caps.name != "area":
+        if type(scale_factor) in (float, int):
+            scales = [float(scale_factor)] * dim
+        elif (type(scale_factor) in (tuple, list) and len(scale_factor) == dim
+              and all(type(v) in (float, int) for v in scale_factor)):
+            scales = [float(v) for v in scale_factor]
+        else:
+            return None
+        out = []
+        for n, sc in zip(shape[2:], scales):
+            v = n * sc
+            if not (math.isfinite(v) and v < 2.0**62):
+                return None
+            out.append(int(v))
+        if caps.name == "nearest":
+            scales = _nearest_scales(input, out, scales)
+    else:
+        return None
+    if any(o <= 0 or o >= 2**62 for o in out):
+        return None
+    return _resize(input, out, mode, ac, scales, False)
 
 
 def _align_corners(caps, align_corners):
