@@ -402,11 +402,10 @@ inline void stream_copy(void* dst, const void* src, size_t n) {
 // in elements).
 template <typename src_t, typename dst_t, typename acc_t>
 void sweep_segment(const Sweep<acc_t>& P, const src_t* src, dst_t* drow, int64_t sg, int64_t o0,
-                   int64_t o1, const SweepScratch<acc_t>& S, int64_t T) {
+                   int64_t o1, const SweepScratch<acc_t>& S, const int64_t* off, const acc_t* tw,
+                   int64_t T) {
   const Line<acc_t>& last = *P.last;
   const int64_t inner = P.inner;
-  const int64_t* off = S.off;
-  const acc_t* tw = S.tw;
   const bool direct = T == 1 && tw[0] == acc_t(1);
   if (last.identity) {
     blend(src + o0 * inner, off, tw, T, drow + o0 * inner, (o1 - o0) * inner);
@@ -436,25 +435,6 @@ void sweep_segment(const Sweep<acc_t>& P, const src_t* src, dst_t* drow, int64_t
     if (hi > lo) blend(src + lo * inner, off, tw, T, S.tmp + lo * inner, (hi - lo) * inner);
     inner_line(static_cast<const acc_t*>(S.tmp), last, inner, o0, o1, drow, P.stream_rows);
   }
-}
-
-// Input line row (an offset in elements) resampled along the last axis: outputs [o0, o1) into
-// out (indexed as the line).
-template <typename src_t, typename acc_t>
-void along_line(const Sweep<acc_t>& P, const src_t* src, int64_t row, int64_t sg, int64_t o0,
-                int64_t o1, const SweepScratch<acc_t>& S, acc_t* out) {
-  const Line<acc_t>& last = *P.last;
-  if (P.inner > 1) return inner_line(src + row, last, P.inner, o0, o1, out);
-  const acc_t* r;
-  if (std::is_same_v<src_t, acc_t> && !last.zero_slot) {
-    r = reinterpret_cast<const acc_t*>(src) + row;
-  } else {
-    const int64_t lo = P.seg_lo[sg], hi = P.seg_hi[sg];
-    const acc_t one = acc_t(1);
-    if (hi > lo) blend(src + lo, &row, &one, 1, S.tmp + lo, hi - lo);
-    r = S.tmp;
-  }
-  gather_dispatch(r, last, o0, o1, out, S.obuf);
 }
 
 // Per-thread state of the ring of rows (Sweep::ring): per segment of the line, `ring` slots
@@ -496,7 +476,8 @@ void ring_line(const Sweep<acc_t>& P, const src_t* src, dst_t* line, int64_t sg,
     key[j] = S.off[t];
     used |= 1u << j;
     slot[t] = j;
-    along_line(P, src, S.off[t], sg, o0, o1, S, slots + j * S.slot_len - o0 * P.inner);
+    const acc_t one = acc_t(1);  // the input line alone, resampled along the last axis
+    sweep_segment(P, src, slots + j * S.slot_len - o0 * P.inner, sg, o0, o1, S, &key[j], &one, 1);
   }
   for (int64_t t = 0; t < T; ++t) S.off[t] = slot[t] * S.slot_len;
   blend(slots, S.off, S.tw, T, line + o0 * P.inner, (o1 - o0) * P.inner);
@@ -581,7 +562,7 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
         if (P.ring) {
           ring_line(P, src, line, sg, o0, o1, S, T, ring);
         } else {
-          sweep_segment(P, src, line, sg, o0, o1, S, T);
+          sweep_segment(P, src, line, sg, o0, o1, S, S.off, S.tw, T);
         }
       }
       if (P.stream) {

@@ -296,7 +296,8 @@ void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t in
   // no faster (channels_last) or slower (bilinear x2 NCHW 0.84x, trilinear 0.78x): their
   // arithmetic, not the stores, bounds them, and the stage adds to it.
   P.stream = dst.nbytes() >= stream_threshold() && P.last->unit;
-  P.stream_rows = dst.nbytes() >= stream_threshold() && P.inner > 1 && !P.last->unit;
+  // (Not through the ring, whose lines go to its slots.)
+  P.stream_rows = dst.nbytes() >= stream_threshold() && P.inner > 1 && !P.last->unit && P.ring == 0;
   const src_t* s = src.const_data_ptr<src_t>();
   dst_t* d = dst.mutable_data_ptr<dst_t>();
 #if RESIZE_AD_HAVE_AVX2_BUILD
