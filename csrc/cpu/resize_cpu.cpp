@@ -47,7 +47,7 @@ struct Line {
   std::vector<int64_t> start, len;
   std::vector<acc_t> w;            // [out * K], row o at o * K
   // Tap j of row o reads position start[o] + j * step. step > 1: a last axis folded with its
-  // `step` contiguous channels into one line (fold_channels), channel c of position p at p * step + c.
+  // `step` contiguous channels into one line (make_sweep), channel c of position p at p * step + c.
   int64_t step = 1;
   int64_t lo = 0, hi = 0;          // input positions read by all rows: [lo, hi)
   std::vector<uint8_t> same_prev;  // leading axes: row o has exactly the taps of row o - 1
@@ -171,7 +171,8 @@ struct Sweep {
   // resampled along the last axis into one of `ring` per-thread slots, kept while the next
   // lines read it again, and each output line is the blend of its slots. Chosen (make_sweep)
   // where lines share input lines (upscales along the leading axes), so that the last axis'
-  // gathers run once per input line instead of once per output line. Whole lines only.
+  // gathers run once per input line instead of once per output line. Each segment of a line
+  // has its own `ring` slots.
   int64_t ring = 0;
 };
 
