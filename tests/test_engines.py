@@ -161,8 +161,10 @@ def test_threads_are_torchs(tmp_path):
 # non-temporal stores (resize_cpu.cpp stream_threshold): the same values as native, in every
 # layout, with whole lines (nseg == 1) and with lines split in segments (few long lines), and
 # with the repeated lines of the upscale copied from the stage. Two-tap rows of several channels
-# (channels_last bilinear and trilinear) store non-temporally themselves (Sweep::stream_rows);
-# the other weighted cases take the ordinary stores at the same sizes.
+# (channels_last bilinear and trilinear) and the ring's blends (channels_last RGB and RGBA
+# upscales, rows whose ends are not cache-line aligned among them) store non-temporally
+# themselves (Sweep::stream_rows); the other weighted cases take the ordinary stores at the
+# same sizes.
 STREAMED = [
     ((4, 16, 128, 128), dict(scale_factor=2, mode="bilinear"), torch.float32, None),
     ((4, 16, 128, 128), dict(scale_factor=2, mode="bilinear"), torch.float32, torch.channels_last),
@@ -176,6 +178,11 @@ STREAMED = [
     ((1, 2, 3, 8, 200000), dict(size=(5, 8, 400000), mode="trilinear"), torch.float32, None),
     ((2, 16, 32, 32, 32), dict(scale_factor=2, mode="trilinear"), torch.float32, torch.channels_last_3d),
     ((4, 16, 128, 128), dict(size=(256, 257), mode="bilinear"), torch.float32, torch.channels_last),
+    ((2, 3, 512, 700), dict(scale_factor=2, mode="bilinear"), torch.float32, torch.channels_last),
+    ((1, 4, 512, 512), dict(scale_factor=2, mode="bicubic"), torch.float32, torch.channels_last),
+    ((1, 3, 700, 701), dict(size=(1400, 1403), mode="bicubic"), torch.float32, torch.channels_last),
+    ((1, 3, 700, 701), dict(size=(1400, 1403), mode="bilinear", align_corners=True), torch.float64,
+     torch.channels_last),
 ]
 
 

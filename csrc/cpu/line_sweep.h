@@ -79,16 +79,43 @@ void blend(const S* src, const int64_t* off, const acc_t* w, int64_t T, D* out, 
 }
 
 #if RESIZE_AD_AVX2
+// blend() of 2 to 4 float lines into float, with the same sums in the same order, its whole
+// cache lines of out stored non-temporally (Sweep::stream_rows).
+inline void blend_stream(const float* src, const int64_t* off, const float* w, int64_t T, float* out,
+                         int64_t n) {
+  const int64_t head = std::min<int64_t>(n, ((64 - (reinterpret_cast<uintptr_t>(out) & 63)) & 63) / 4);
+  const int64_t body = (n - head) / 16 * 16;
+  blend(src, off, w, T, out, head);
+  const float* a = src + off[0] + head;
+  const float* b = src + off[1] + head;
+  const float* c = src + off[T > 2 ? 2 : 1] + head;
+  const float* e = src + off[T > 3 ? 3 : 1] + head;
+  float* d = out + head;
+  const __m256 w0 = _mm256_set1_ps(w[0]), w1 = _mm256_set1_ps(w[1]);
+  const __m256 w2 = _mm256_set1_ps(T > 2 ? w[2] : 0.f), w3 = _mm256_set1_ps(T > 3 ? w[3] : 0.f);
+  for (int64_t j = 0; j < body; j += 8) {
+    __m256 v = _mm256_fmadd_ps(w1, _mm256_loadu_ps(b + j), _mm256_mul_ps(w0, _mm256_loadu_ps(a + j)));
+    if (T > 2) v = _mm256_fmadd_ps(w2, _mm256_loadu_ps(c + j), v);
+    if (T > 3) v = _mm256_fmadd_ps(w3, _mm256_loadu_ps(e + j), v);
+    _mm256_stream_ps(d + j, v);
+  }
+  int64_t tail[4];
+  for (int64_t t = 0; t < T; ++t) tail[t] = off[t] + head + body;
+  blend(src, tail, w, T, d + body, n - head - body);
+}
+
 // The KT taps of outputs o .. o + 7 (tap j at idx[j * n + o ..]) when they all lie in the
-// 8 * NL floats row[base .. base + 8 * NL), base = tap 0 of output o, and inside the line (len):
-// their positions relative to base in rel[j], so that NL loads and KT * NL permutes replace KT
-// gathers (AMD's gathers are slow) with the same values. Returns NL, the fewest of 1, 2 or 4
-// loads that hold them, or 0 (downscales by more than four, line ends, the zero slot of a padded
-// tap).
+// 8 * NL floats row[base .. base + 8 * NL), base = tap 0 of output o less `lane` (below), and
+// inside the line (len): their positions relative to base in rel[j], so that NL loads and
+// KT * NL permutes replace KT gathers (AMD's gathers are slow) with the same values. Returns
+// NL, the fewest of 1, 2 or 4 loads that hold them, or 0 (downscales by more than four, line
+// ends, the zero slot of a padded tap). lane: output o's channel in a folded line (o % step),
+// so that base is its pixel's first channel, which the block's later outputs, channel 0 of
+// later pixels included, do not precede.
 template <int KT, int MaxNL = 4>
 inline int fits_loads(const int32_t* idx, int64_t n, int64_t o, int64_t len, __m256i* rel,
-                      int32_t& base) {
-  base = idx[o];
+                      int32_t& base, int32_t lane = 0) {
+  base = idx[o] - lane;
   const __m256i b = _mm256_set1_epi32(base);
   __m256i any = _mm256_setzero_si256();
   for (int j = 0; j < KT; ++j) {
@@ -96,7 +123,7 @@ inline int fits_loads(const int32_t* idx, int64_t n, int64_t o, int64_t len, __m
     any = _mm256_or_si256(any, rel[j]);
   }
   for (int nl = 1; nl <= MaxNL; nl *= 2) {  // every rel in [0, 8 * nl)
-    if (_mm256_testz_si256(any, _mm256_set1_epi32(~(8 * nl - 1)))) return base + 8 * nl <= len ? nl : 0;
+    if (_mm256_testz_si256(any, _mm256_set1_epi32(~(8 * nl - 1)))) return base >= 0 && base + 8 * nl <= len ? nl : 0;
   }
   return 0;
 }
@@ -133,11 +160,13 @@ void gather_line(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1,
   int64_t o = o0;
 #if RESIZE_AD_AVX2
   if constexpr (std::is_same_v<acc_t, float> && std::is_same_v<D, float>) {
-    for (; o + 8 <= o1; o += 8) {
+    const int32_t step = static_cast<int32_t>(L.step), adv = 8 % step;
+    int32_t lane = static_cast<int32_t>(o0 % step);  // o's channel in a folded line
+    for (; o + 8 <= o1; o += 8, lane = lane + adv >= step ? lane + adv - step : lane + adv) {
       if constexpr (KT > 0) {
         __m256i rel[KT];
         int32_t base;
-        const int nl = fits_loads<KT>(idx, n, o, L.in, rel, base);
+        const int nl = fits_loads<KT>(idx, n, o, L.in, rel, base, lane);
         if (nl != 0) {
           _mm256_storeu_ps(out + o, nl == 1   ? picked_sum<KT, 1>(row, base, rel, wt + o, n)
                                     : nl == 2 ? picked_sum<KT, 2>(row, base, rel, wt + o, n)
@@ -193,11 +222,13 @@ void copy_line(const S* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* ou
   if constexpr (sizeof(S) == 4 && std::is_same_v<S, D>) {
     const float* r = reinterpret_cast<const float*>(row);
     float* d = reinterpret_cast<float*>(out);
-    for (; o + 8 <= o1; o += 8) {
+    const int32_t step = static_cast<int32_t>(L.step), adv = 8 % step;
+    int32_t lane = static_cast<int32_t>(o0 % step);  // as in gather_line
+    for (; o + 8 <= o1; o += 8, lane = lane + adv >= step ? lane + adv - step : lane + adv) {
       __m256i rel[1];
       int32_t base;
       // At most two loads: a copy's one gather is cheaper than four loads and their permutes.
-      const int nl = fits_loads<1, 2>(idx, L.out, o, L.in, rel, base);
+      const int nl = fits_loads<1, 2>(idx, L.out, o, L.in, rel, base, lane);
       if (nl == 1) {
         _mm256_storeu_ps(d + o, _mm256_permutevar8x32_ps(_mm256_loadu_ps(r + base), rel[0]));
         continue;
@@ -430,10 +461,10 @@ void sweep_segment(const Sweep<acc_t>& P, const src_t* src, dst_t* drow, int64_t
     }
     gather_dispatch(row, last, o0, o1, drow, S.obuf);
   } else if (direct) {
-    inner_line(src + off[0], last, inner, o0, o1, drow, P.stream_rows);
+    inner_line(src + off[0], last, inner, o0, o1, drow, P.stream_rows && P.ring == 0);
   } else {
     if (hi > lo) blend(src + lo * inner, off, tw, T, S.tmp + lo * inner, (hi - lo) * inner);
-    inner_line(static_cast<const acc_t*>(S.tmp), last, inner, o0, o1, drow, P.stream_rows);
+    inner_line(static_cast<const acc_t*>(S.tmp), last, inner, o0, o1, drow, P.stream_rows && P.ring == 0);
   }
 }
 
@@ -480,6 +511,14 @@ void ring_line(const Sweep<acc_t>& P, const src_t* src, dst_t* line, int64_t sg,
     sweep_segment(P, src, slots + j * S.slot_len - o0 * P.inner, sg, o0, o1, S, &key[j], &one, 1);
   }
   for (int64_t t = 0; t < T; ++t) S.off[t] = slot[t] * S.slot_len;
+#if RESIZE_AD_AVX2
+  if constexpr (std::is_same_v<acc_t, float> && std::is_same_v<dst_t, float>) {
+    if (P.stream_rows && T >= 2 && T <= 4) {
+      blend_stream(slots, S.off, S.tw, T, line + o0 * P.inner, (o1 - o0) * P.inner);
+      return;
+    }
+  }
+#endif
   blend(slots, S.off, S.tw, T, line + o0 * P.inner, (o1 - o0) * P.inner);
 }
 

@@ -164,8 +164,9 @@ struct Sweep {
   // and written out with non-temporal stores (line_sweep.h stream_copy), which skip reading
   // the destination's lines first.
   bool stream = false;
-  // dst as large, lines of several channels (inner > 1) with weights: the two-tap rows of
-  // inner_line store non-temporally themselves (no stage).
+  // dst as large, weighted lines: the two-tap rows of inner_line (lines of several channels,
+  // outside the ring) and the ring's blends of 2 to 4 slots store non-temporally themselves
+  // (no stage).
   bool stream_rows = false;
   // Ring of rows (OpenCV's and Pillow-SIMD's order): each input line a thread reads is first
   // resampled along the last axis into one of `ring` per-thread slots, kept while the next
@@ -297,8 +298,9 @@ void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t in
   // no faster (channels_last) or slower (bilinear x2 NCHW 0.84x, trilinear 0.78x): their
   // arithmetic, not the stores, bounds them, and the stage adds to it.
   P.stream = dst.nbytes() >= stream_threshold() && P.last->unit;
-  // (Not through the ring, whose lines go to its slots.)
-  P.stream_rows = dst.nbytes() >= stream_threshold() && P.inner > 1 && !P.last->unit && P.ring == 0;
+  // Two-tap rows of several channels outside the ring (whose lines go to its slots), and the
+  // ring's blends: 1.16-1.3x faster streamed on channels_last C = 3 and 4 upscales.
+  P.stream_rows = dst.nbytes() >= stream_threshold() && !P.last->unit && (P.inner > 1 || P.ring > 0);
   const src_t* s = src.const_data_ptr<src_t>();
   dst_t* d = dst.mutable_data_ptr<dst_t>();
 #if RESIZE_AD_HAVE_AVX2_BUILD
