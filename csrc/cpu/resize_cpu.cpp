@@ -198,6 +198,7 @@ constexpr int64_t kFoldChannels = 8;
 // per thread (half of a 512 KiB L2).
 constexpr int64_t kRingSlots = 16;
 constexpr size_t kRingBytes = size_t{256} << 10;
+constexpr int64_t kRingLongLine = 512;  // output elements per line (make_sweep)
 
 template <typename acc_t>
 Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const AxisTable*>& tabs) {
@@ -255,7 +256,11 @@ Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const Ax
   // Ring: the last axis' taps for the input lines a line adds (fresh), then the leading taps
   // over the output line. A tap of a gathered line (inner 1) costs as many as the vector loads
   // eight outputs' taps span (line_sweep.h fits_loads: 7 * in / out + K * fold floats), up to
-  // a gather's four; of a line of several channels, one.
+  // a gather's four; of a line of several channels, one. The ring also pays a cost per line
+  // (its slot lookups, a call per fresh line) that the count leaves out: on short lines it must
+  // save a fifth (NCHW bicubic x2 of 64 x 64 planes measured 0.77x with it at 0.87 of the
+  // work); from kRingLongLine output elements on, any saving (bilinear and bicubic x2 of
+  // 256 x 256 to 1024 x 1024 planes at 0.87 to 0.89: 1.2x-1.6x, most where its blends stream).
   if (k >= 2 && !last.identity && !last.unit && P.max_taps <= kRingSlots) {
     const AxisTable& near = *tabs[k - 2];  // the leading axis consecutive lines step along
     const double kn = static_cast<double>(near.sum_len) / static_cast<double>(near.out_size);
@@ -268,7 +273,8 @@ Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const Ax
     const double blend_first = lead_taps * static_cast<double>(last.in_size) + along;
     const double ring = fresh * along + lead_taps * static_cast<double>(last.out_size);
     const double line_bytes = static_cast<double>(last.out_size * inner) * sizeof(acc_t);
-    if (ring < 0.8 * blend_first && line_bytes * static_cast<double>(P.max_taps) <= kRingBytes)
+    const double margin = last.out_size * inner >= kRingLongLine ? 1.0 : 0.8;
+    if (ring < margin * blend_first && line_bytes * static_cast<double>(P.max_taps) <= kRingBytes)
       P.ring = P.max_taps;
   }
   const double item_work = std::max(1.0, line_work / static_cast<double>(P.nseg));
@@ -294,13 +300,14 @@ template <typename src_t, typename dst_t, typename acc_t>
 void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t inner,
          const std::vector<const AxisTable*>& tabs) {
   Sweep<acc_t> P = make_sweep<acc_t>(outer, inner, tabs);
+  const bool large = dst.nbytes() >= stream_threshold();
   // Only lines that are copies (nearest): measured 1.2x faster streamed. Weighted lines were
   // no faster (channels_last) or slower (bilinear x2 NCHW 0.84x, trilinear 0.78x): their
   // arithmetic, not the stores, bounds them, and the stage adds to it.
-  P.stream = dst.nbytes() >= stream_threshold() && P.last->unit;
+  P.stream = large && P.last->unit;
   // Two-tap rows of several channels outside the ring (whose lines go to its slots), and the
   // ring's blends: 1.16-1.3x faster streamed on channels_last C = 3 and 4 upscales.
-  P.stream_rows = dst.nbytes() >= stream_threshold() && !P.last->unit && (P.inner > 1 || P.ring > 0);
+  P.stream_rows = large && !P.last->unit && (P.inner > 1 || P.ring > 0);
   const src_t* s = src.const_data_ptr<src_t>();
   dst_t* d = dst.mutable_data_ptr<dst_t>();
 #if RESIZE_AD_HAVE_AVX2_BUILD
