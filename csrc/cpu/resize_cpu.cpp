@@ -27,6 +27,9 @@
 #include <memory>
 #include <type_traits>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #include <vector>
 
 #include "../common/lru_cache.h"
@@ -192,6 +195,22 @@ size_t stream_threshold() {
   return bytes;
 }
 
+// Whether the page holding p is mapped in already (false: fresh from mmap, not yet faulted).
+// Streaming pays on mapped pages (a reused block: 1.2x-1.6x faster); a fresh block faults each
+// page in, the kernel's zeroing leaves it in the cache, and ordinary stores find it there
+// (measured 1.1x-1.2x faster than streaming on 33.5 MB outputs that glibc maps per call).
+bool mapped(const void* p) {
+#if defined(__linux__)
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  unsigned char v = 0;
+  void* a = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(p) / page * page);
+  return mincore(a, 1, &v) != 0 || (v & 1) != 0;  // unknown: as mapped
+#else
+  (void)p;
+  return true;
+#endif
+}
+
 // Lines with fewer channels per position than this are folded (make_sweep).
 constexpr int64_t kFoldChannels = 8;
 // The ring of rows (Sweep::ring): at most this many slots (leading taps per line), and bytes
@@ -300,7 +319,10 @@ template <typename src_t, typename dst_t, typename acc_t>
 void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t inner,
          const std::vector<const AxisTable*>& tabs) {
   Sweep<acc_t> P = make_sweep<acc_t>(outer, inner, tabs);
-  const bool large = dst.nbytes() >= stream_threshold();
+  // Large outputs stream where their pages are mapped already: the middle page tells (the
+  // first holds malloc's header, written on allocation).
+  const bool large = dst.nbytes() >= stream_threshold() &&
+                     mapped(static_cast<const char*>(dst.const_data_ptr()) + dst.nbytes() / 2);
   // Only lines that are copies (nearest): measured 1.2x faster streamed. Weighted lines were
   // no faster (channels_last) or slower (bilinear x2 NCHW 0.84x, trilinear 0.78x): their
   // arithmetic, not the stores, bounds them, and the stage adds to it.
