@@ -24,8 +24,11 @@ inline T madd(T a, T b, T c) {
 }
 
 // out[j] = sum_t w[t] * src[off[t] + j] for j in [0, n): the blend of T input lines.
+// nt (Sweep::stream_rows): float lines of 2 to 4 taps store out's whole cache lines
+// non-temporally (AVX2 build), the same sums in the same order.
 template <typename S, typename D, typename acc_t>
-void blend(const S* src, const int64_t* off, const acc_t* w, int64_t T, D* out, int64_t n) {
+void blend(const S* src, const int64_t* off, const acc_t* w, int64_t T, D* out, int64_t n,
+           bool nt = false) {
   constexpr int64_t B = 256;
   if (T == 1 && w[0] == acc_t(1)) {
     const S* __restrict s = src + off[0];
@@ -44,19 +47,41 @@ void blend(const S* src, const int64_t* off, const acc_t* w, int64_t T, D* out, 
     const S* __restrict e = src + off[T > 3 ? 3 : 1];
     D* __restrict d = out;
     const acc_t w0 = w[0], w1 = w[1], w2 = T > 2 ? w[2] : acc_t(0), w3 = T > 3 ? w[3] : acc_t(0);
-    if (T == 2) {
-      for (int64_t j = 0; j < n; ++j)
-        d[j] = static_cast<D>(madd(w1, static_cast<acc_t>(b[j]), w0 * static_cast<acc_t>(a[j])));
-    } else if (T == 3) {
-      for (int64_t j = 0; j < n; ++j)
-        d[j] = static_cast<D>(madd(w2, static_cast<acc_t>(c[j]),
-                                   madd(w1, static_cast<acc_t>(b[j]), w0 * static_cast<acc_t>(a[j]))));
-    } else {
-      for (int64_t j = 0; j < n; ++j)
-        d[j] = static_cast<D>(madd(
-            w3, static_cast<acc_t>(e[j]),
-            madd(w2, static_cast<acc_t>(c[j]),
-                 madd(w1, static_cast<acc_t>(b[j]), w0 * static_cast<acc_t>(a[j])))));
+    // The ranges the loops below sum: all of [0, n), or the two ends of a streamed middle.
+    int64_t lo[2] = {0, n}, hi[2] = {n, n};
+#if RESIZE_AD_AVX2
+    if constexpr (std::is_same_v<S, float> && std::is_same_v<D, float> && std::is_same_v<acc_t, float>) {
+      const int64_t head = std::min<int64_t>(n, ((64 - (reinterpret_cast<uintptr_t>(d) & 63)) & 63) / 4);
+      const int64_t end = head + (n - head) / 16 * 16;
+      if (nt && end > head) {
+        const __m256 v0 = _mm256_set1_ps(w0), v1 = _mm256_set1_ps(w1);
+        const __m256 v2 = _mm256_set1_ps(w2), v3 = _mm256_set1_ps(w3);
+        for (int64_t j = head; j < end; j += 8) {
+          __m256 v = _mm256_fmadd_ps(v1, _mm256_loadu_ps(b + j), _mm256_mul_ps(v0, _mm256_loadu_ps(a + j)));
+          if (T > 2) v = _mm256_fmadd_ps(v2, _mm256_loadu_ps(c + j), v);
+          if (T > 3) v = _mm256_fmadd_ps(v3, _mm256_loadu_ps(e + j), v);
+          _mm256_stream_ps(d + j, v);
+        }
+        hi[0] = head, lo[1] = end;
+      }
+    }
+#endif
+    for (int r = 0; r < 2; ++r) {
+      const int64_t j0 = lo[r], j1 = hi[r];
+      if (T == 2) {
+        for (int64_t j = j0; j < j1; ++j)
+          d[j] = static_cast<D>(madd(w1, static_cast<acc_t>(b[j]), w0 * static_cast<acc_t>(a[j])));
+      } else if (T == 3) {
+        for (int64_t j = j0; j < j1; ++j)
+          d[j] = static_cast<D>(madd(w2, static_cast<acc_t>(c[j]),
+                                     madd(w1, static_cast<acc_t>(b[j]), w0 * static_cast<acc_t>(a[j]))));
+      } else {
+        for (int64_t j = j0; j < j1; ++j)
+          d[j] = static_cast<D>(madd(
+              w3, static_cast<acc_t>(e[j]),
+              madd(w2, static_cast<acc_t>(c[j]),
+                   madd(w1, static_cast<acc_t>(b[j]), w0 * static_cast<acc_t>(a[j])))));
+      }
     }
     return;
   }
@@ -79,31 +104,6 @@ void blend(const S* src, const int64_t* off, const acc_t* w, int64_t T, D* out, 
 }
 
 #if RESIZE_AD_AVX2
-// blend() of 2 to 4 float lines into float, with the same sums in the same order, its whole
-// cache lines of out stored non-temporally (Sweep::stream_rows).
-inline void blend_stream(const float* src, const int64_t* off, const float* w, int64_t T, float* out,
-                         int64_t n) {
-  const int64_t head = std::min<int64_t>(n, ((64 - (reinterpret_cast<uintptr_t>(out) & 63)) & 63) / 4);
-  const int64_t body = (n - head) / 16 * 16;
-  blend(src, off, w, T, out, head);
-  const float* a = src + off[0] + head;
-  const float* b = src + off[1] + head;
-  const float* c = src + off[T > 2 ? 2 : 1] + head;
-  const float* e = src + off[T > 3 ? 3 : 1] + head;
-  float* d = out + head;
-  const __m256 w0 = _mm256_set1_ps(w[0]), w1 = _mm256_set1_ps(w[1]);
-  const __m256 w2 = _mm256_set1_ps(T > 2 ? w[2] : 0.f), w3 = _mm256_set1_ps(T > 3 ? w[3] : 0.f);
-  for (int64_t j = 0; j < body; j += 8) {
-    __m256 v = _mm256_fmadd_ps(w1, _mm256_loadu_ps(b + j), _mm256_mul_ps(w0, _mm256_loadu_ps(a + j)));
-    if (T > 2) v = _mm256_fmadd_ps(w2, _mm256_loadu_ps(c + j), v);
-    if (T > 3) v = _mm256_fmadd_ps(w3, _mm256_loadu_ps(e + j), v);
-    _mm256_stream_ps(d + j, v);
-  }
-  int64_t tail[4];
-  for (int64_t t = 0; t < T; ++t) tail[t] = off[t] + head + body;
-  blend(src, tail, w, T, d + body, n - head - body);
-}
-
 // The KT taps of outputs o .. o + 7 (tap j at idx[j * n + o ..]) when they all lie in the
 // 8 * NL floats row[base .. base + 8 * NL), base = tap 0 of output o less `lane` (below), and
 // inside the line (len): their positions relative to base in rel[j], so that NL loads and
@@ -203,8 +203,8 @@ int64_t pixel_pairs(const float* row, const Line<float>& L, int64_t o0, int64_t 
   const int64_t K = KT > 0 ? KT : L.K, n = L.out;
   const int32_t* __restrict idx = L.idx.data();
   const float* __restrict wt = L.wt.data();
-  int64_t o = (o0 + C - 1) / C * C;
-  if (o != o0) return o0;  // the caller's scalar loop would do the head: keep it whole
+  if (o0 % C != 0) return o0;  // a segment starting inside a pixel: left to the caller whole
+  int64_t o = o0;
   // C = 3: the pair's six sums, packed; lanes 6 and 7 repeat lane 5 (overwritten next).
   const __m256i pack = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 6, 6);
   const __m256i spread = _mm256_setr_epi32(0, 0, 0, 0, 3, 3, 3, 3);
@@ -564,15 +564,7 @@ void ring_line(const Sweep<acc_t>& P, const src_t* src, dst_t* line, int64_t sg,
     sweep_segment(P, src, slots + j * S.slot_len - o0 * P.inner, sg, o0, o1, S, &key[j], &one, 1);
   }
   for (int64_t t = 0; t < T; ++t) S.off[t] = slot[t] * S.slot_len;
-#if RESIZE_AD_AVX2
-  if constexpr (std::is_same_v<acc_t, float> && std::is_same_v<dst_t, float>) {
-    if (P.stream_rows && T >= 2 && T <= 4) {
-      blend_stream(slots, S.off, S.tw, T, line + o0 * P.inner, (o1 - o0) * P.inner);
-      return;
-    }
-  }
-#endif
-  blend(slots, S.off, S.tw, T, line + o0 * P.inner, (o1 - o0) * P.inner);
+  blend(slots, S.off, S.tw, T, line + o0 * P.inner, (o1 - o0) * P.inner, P.stream_rows);
 }
 
 // Runs a Sweep: every output line (b, o_1, ..., o_{k-1}), split in segments along the last
