@@ -104,28 +104,12 @@ void blend(const S* src, const int64_t* off, const acc_t* w, int64_t T, D* out, 
 }
 
 #if RESIZE_AD_AVX2
-// The KT taps of outputs o .. o + 7 (tap j at idx[j * n + o ..]) when they all lie in the
-// 8 * NL floats row[base .. base + 8 * NL), base = tap 0 of output o less `lane` (below), and
-// inside the line (len): their positions relative to base in rel[j], so that NL loads and
-// KT * NL permutes replace KT gathers (AMD's gathers are slow) with the same values. Returns
-// NL, the fewest of 1, 2 or 4 loads that hold them, or 0 (downscales by more than four, line
-// ends, the zero slot of a padded tap). lane: output o's channel in a folded line (o % step),
-// so that base is its pixel's first channel, which the block's later outputs, channel 0 of
-// later pixels included, do not precede.
-template <int KT, int MaxNL = 4>
-inline int fits_loads(const int32_t* idx, int64_t n, int64_t o, int64_t len, __m256i* rel,
-                      int32_t& base, int32_t lane = 0) {
-  base = idx[o] - lane;
-  const __m256i b = _mm256_set1_epi32(base);
-  __m256i any = _mm256_setzero_si256();
-  for (int j = 0; j < KT; ++j) {
-    rel[j] = _mm256_sub_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx + j * n + o)), b);
-    any = _mm256_or_si256(any, rel[j]);
-  }
-  for (int nl = 1; nl <= MaxNL; nl *= 2) {  // every rel in [0, 8 * nl)
-    if (_mm256_testz_si256(any, _mm256_set1_epi32(~(8 * nl - 1)))) return base >= 0 && base + 8 * nl <= len ? nl : 0;
-  }
-  return 0;
+// The positions of block b's taps relative to L.blk_pos[b] (Line::blk_rel), tap j in rel[j].
+template <int KT, typename acc_t>
+inline void plan_rel(const Line<acc_t>& L, int64_t b, __m256i* rel) {
+  const uint8_t* r = L.blk_rel.data() + b * KT * 8;
+  for (int j = 0; j < KT; ++j)
+    rel[j] = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r + j * 8)));
 }
 
 // row[base + rel[i]] for the eight lanes i, from v[l] = row[base + 8 l .. base + 8 l + 8).
@@ -151,23 +135,32 @@ inline __m256 picked_sum(const float* row, int32_t base, const __m256i* rel, con
 #endif
 
 // Along a line with inner == 1: out[o] = sum_j wt[j][o] * row[idx[j][o]] for o in [o0, o1).
-// KT > 0 fixes the number of taps at compile time; KT == 0 reads it from the line.
+// KT > 0 fixes the number of taps at compile time; KT == 0 reads it from the line. The vector
+// body runs over the blocks of eight outputs of the line's load plan (Line::blk_loads): loads
+// and permutes where the plan has them (AMD's gathers are slow), gathers elsewhere; the outputs
+// before the first block and after the last, one at a time.
 template <int KT, typename D, typename acc_t>
 void gather_line(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* out) {
   const int64_t K = KT > 0 ? KT : L.K, n = L.out;
   const int32_t* __restrict idx = L.idx.data();
   const acc_t* __restrict wt = L.wt.data();
+  auto one = [&](int64_t o) {
+    acc_t acc = wt[o] * row[idx[o]];
+    for (int64_t j = 1; j < K; ++j) acc = madd(wt[j * n + o], row[idx[j * n + o]], acc);
+    out[o] = static_cast<D>(acc);
+  };
   int64_t o = o0;
 #if RESIZE_AD_AVX2
   if constexpr (std::is_same_v<acc_t, float> && std::is_same_v<D, float>) {
-    const int32_t step = static_cast<int32_t>(L.step), adv = 8 % step;
-    int32_t lane = static_cast<int32_t>(o0 % step);  // o's channel in a folded line
-    for (; o + 8 <= o1; o += 8, lane = lane + adv >= step ? lane + adv - step : lane + adv) {
+    for (; o < o1 && o % 8 != 0; ++o) one(o);
+    for (; o + 8 <= o1; o += 8) {
       if constexpr (KT > 0) {
-        __m256i rel[KT];
-        int32_t base;
-        const int nl = fits_loads<KT>(idx, n, o, L.in, rel, base, lane);
+        const int64_t b = o / 8;
+        const int nl = L.blk_loads.empty() ? 0 : L.blk_loads[b];
         if (nl != 0) {
+          __m256i rel[KT];
+          plan_rel<KT>(L, b, rel);
+          const int32_t base = L.blk_pos[b];
           _mm256_storeu_ps(out + o, nl == 1   ? picked_sum<KT, 1>(row, base, rel, wt + o, n)
                                     : nl == 2 ? picked_sum<KT, 2>(row, base, rel, wt + o, n)
                                               : picked_sum<KT, 4>(row, base, rel, wt + o, n));
@@ -185,11 +178,7 @@ void gather_line(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1,
     }
   }
 #endif
-  for (; o < o1; ++o) {
-    acc_t acc = wt[o] * row[idx[o]];
-    for (int64_t j = 1; j < K; ++j) acc = madd(wt[j * n + o], row[idx[j * n + o]], acc);
-    out[o] = static_cast<D>(acc);
-  }
+  for (; o < o1; ++o) one(o);
 }
 
 #if RESIZE_AD_AVX2
@@ -293,25 +282,27 @@ void copy_line(const S* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* ou
     float* d = reinterpret_cast<float*>(out);
     if (L.step == 3) o = pixel_copy<3>(r, L, o, o1, d);
     if (L.step == 4) o = pixel_copy<4>(r, L, o, o1, d);
-    const int32_t step = static_cast<int32_t>(L.step), adv = 8 % step;
-    int32_t lane = static_cast<int32_t>(o0 % step);  // as in gather_line
-    for (; o + 8 <= o1; o += 8, lane = lane + adv >= step ? lane + adv - step : lane + adv) {
-      __m256i rel[1];
-      int32_t base;
-      // At most two loads: a copy's one gather is cheaper than four loads and their permutes.
-      const int nl = fits_loads<1, 2>(idx, L.out, o, L.in, rel, base, lane);
-      if (nl == 1) {
-        _mm256_storeu_ps(d + o, _mm256_permutevar8x32_ps(_mm256_loadu_ps(r + base), rel[0]));
-        continue;
+    if (!L.blk_loads.empty()) {  // the load plan's blocks (as in gather_line)
+      for (; o < o1 && o % 8 != 0; ++o) d[o] = r[idx[o]];
+      for (; o + 8 <= o1; o += 8) {
+        const int64_t b = o / 8;
+        const int nl = L.blk_loads[b];
+        const float* p = r + L.blk_pos[b];
+        __m256i rel[1];
+        if (nl == 1 || nl == 2) plan_rel<1>(L, b, rel);
+        if (nl == 1) {
+          _mm256_storeu_ps(d + o, _mm256_permutevar8x32_ps(_mm256_loadu_ps(p), rel[0]));
+          continue;
+        }
+        if (nl == 2) {  // at most two loads: a copy's one gather is cheaper than four and their permutes
+          const __m256 v[2] = {_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)};
+          _mm256_storeu_ps(d + o, pick<2>(v, rel[0]));
+          continue;
+        }
+        // Taps farther apart (downscales): scalar loads, which measured faster than a gather
+        // (1.5-2x on nearest-exact downscales).
+        for (int q = 0; q < 8; ++q) d[o + q] = r[idx[o + q]];
       }
-      if (nl == 2) {
-        const __m256 v[2] = {_mm256_loadu_ps(r + base), _mm256_loadu_ps(r + base + 8)};
-        _mm256_storeu_ps(d + o, pick<2>(v, rel[0]));
-        continue;
-      }
-      // Taps farther apart (downscales): scalar loads, which measured faster than a gather
-      // (1.5-2x on nearest-exact downscales).
-      for (int q = 0; q < 8; ++q) d[o + q] = r[idx[o + q]];
     }
   }
 #endif

@@ -65,7 +65,45 @@ struct Line {
   std::vector<acc_t> wt;
   std::vector<int64_t> ragged;
   bool zero_slot = false;
+  // The vector gather's load plan (float gather form, K <= 4; line_sweep.h gather_line), per
+  // block of eight rows o = 8 b .. 8 b + 7: when their taps all lie in blk_loads[b] (1, 2 or 4)
+  // eight-float loads from position blk_pos[b], inside the line, tap j of row 8 b + i is at
+  // blk_pos[b] + blk_rel[(b * K + j) * 8 + i]; blk_loads[b] == 0: they do not (downscales by
+  // more than four, line ends, the zero slot), and the block gathers. blk_pos[b] is the first
+  // channel of row 8 b's position in a folded line, which the block's later rows do not precede.
+  std::vector<int32_t> blk_pos;
+  std::vector<uint8_t> blk_loads, blk_rel;
 };
+
+// The load plan of a gather line (Line::blk_pos, blk_loads, blk_rel).
+template <typename acc_t>
+void plan_loads(Line<acc_t>& L) {
+  const int64_t nb = L.out / 8, K = L.K;
+  L.blk_pos.assign(nb, 0);
+  L.blk_loads.assign(nb, 0);
+  L.blk_rel.assign(nb * K * 8, 0);
+  for (int64_t b = 0; b < nb; ++b) {
+    const int64_t o = 8 * b;
+    const int64_t base = L.idx[o] - o % L.step;
+    int64_t hi = 0;
+    bool below = base < 0;
+    for (int64_t j = 0; j < K; ++j) {
+      for (int64_t i = 0; i < 8; ++i) {
+        const int64_t r = L.idx[j * L.out + o + i] - base;
+        below |= r < 0;
+        hi = std::max(hi, r);
+      }
+    }
+    const int nl = hi < 8 ? 1 : hi < 16 ? 2 : hi < 32 ? 4 : 0;
+    if (below || nl == 0 || base + 8 * nl > L.in) continue;
+    L.blk_pos[b] = static_cast<int32_t>(base);
+    L.blk_loads[b] = static_cast<uint8_t>(nl);
+    for (int64_t j = 0; j < K; ++j) {
+      for (int64_t i = 0; i < 8; ++i)
+        L.blk_rel[(b * K + j) * 8 + i] = static_cast<uint8_t>(L.idx[j * L.out + o + i] - base);
+    }
+  }
+}
 
 // fold > 1 (a gather form only): the line of the table's axis with its `fold` contiguous
 // channels, in * fold positions long, each row repeated per channel with tap stride fold.
@@ -124,6 +162,7 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
         L.wt[j * L.out + o] = j < n ? L.w[o * L.K + j] : acc_t(0);
       }
     }
+    if (std::is_same_v<acc_t, float> && L.K <= 4) plan_loads(L);
   }
   return line;
 }
@@ -146,7 +185,7 @@ std::shared_ptr<const Line<acc_t>> line_for(const AxisTable& t, bool lead, bool 
   static auto* cache = new LruCache<LineKey, Line<acc_t>>(64, size_t{256} << 20);
   auto bytes = [](const Line<acc_t>& L) {
     return (L.start.size() + L.len.size()) * sizeof(int64_t) + (L.w.size() + L.wt.size()) * sizeof(acc_t) +
-           L.idx.size() * sizeof(int32_t);
+           (L.idx.size() + L.blk_pos.size()) * sizeof(int32_t) + L.blk_loads.size() + L.blk_rel.size();
   };
   return cache->get(LineKey{t.id, lead, gather, fold},
                     [&] { return build_line<acc_t>(t, lead, gather, fold); }, bytes);
@@ -274,7 +313,7 @@ Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const Ax
   // first: the leading taps over the input line, then the last axis' taps over the output line.
   // Ring: the last axis' taps for the input lines a line adds (fresh), then the leading taps
   // over the output line. A tap of a gathered line (inner 1) costs as many as the vector loads
-  // eight outputs' taps span (line_sweep.h fits_loads: 7 * in / out + K * fold floats), up to
+  // eight outputs' taps span (plan_loads: 7 * in / out + K * fold floats), up to
   // a gather's four; of a line of several channels, one. The ring also pays a cost per line
   // (its slot lookups, a call per fresh line) that the count leaves out: on short lines it must
   // save a fifth (NCHW bicubic x2 of 64 x 64 planes measured 0.77x with it at 0.87 of the
