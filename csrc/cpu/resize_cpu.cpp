@@ -69,13 +69,13 @@ struct Line {
   // block of eight rows o = 8 b .. 8 b + 7: when their taps all lie in blk_loads[b] (1, 2 or 4)
   // eight-float loads from position blk_pos[b], inside the line, tap j of row 8 b + i is at
   // blk_pos[b] + blk_rel[(b * K + j) * 8 + i]; blk_loads[b] == 0: they do not (downscales by
-  // more than four, line ends, the zero slot), and the block gathers. blk_pos[b] is the first
-  // channel of row 8 b's position in a folded line, which the block's later rows do not precede.
+  // more than four, lines shorter than the loads, the zero slot), and the block gathers.
   std::vector<int32_t> blk_pos;
   std::vector<uint8_t> blk_loads, blk_rel;
 };
 
-// The load plan of a gather line (Line::blk_pos, blk_loads, blk_rel).
+// The load plan of a gather line (Line::blk_pos, blk_loads, blk_rel): per block, the loads
+// start at its lowest tap, or earlier where they would pass the line's end.
 template <typename acc_t>
 void plan_loads(Line<acc_t>& L) {
   const int64_t nb = L.out / 8, K = L.K;
@@ -83,24 +83,23 @@ void plan_loads(Line<acc_t>& L) {
   L.blk_loads.assign(nb, 0);
   L.blk_rel.assign(nb * K * 8, 0);
   for (int64_t b = 0; b < nb; ++b) {
-    const int64_t o = 8 * b;
-    const int64_t base = L.idx[o] - o % L.step;
-    int64_t hi = 0;
-    bool below = base < 0;
+    int64_t lo = L.in, hi = 0;
     for (int64_t j = 0; j < K; ++j) {
       for (int64_t i = 0; i < 8; ++i) {
-        const int64_t r = L.idx[j * L.out + o + i] - base;
-        below |= r < 0;
-        hi = std::max(hi, r);
+        const int64_t p = L.idx[j * L.out + 8 * b + i];
+        lo = std::min(lo, p);
+        hi = std::max(hi, p);
       }
     }
-    const int nl = hi < 8 ? 1 : hi < 16 ? 2 : hi < 32 ? 4 : 0;
-    if (below || nl == 0 || base + 8 * nl > L.in) continue;
+    const int64_t span = hi - lo;
+    const int nl = span < 8 ? 1 : span < 16 ? 2 : span < 32 ? 4 : 0;
+    const int64_t base = std::min(lo, L.in - 8 * nl);
+    if (nl == 0 || base < 0 || hi - base >= 8 * nl) continue;  // hi == in: the zero slot
     L.blk_pos[b] = static_cast<int32_t>(base);
     L.blk_loads[b] = static_cast<uint8_t>(nl);
     for (int64_t j = 0; j < K; ++j) {
       for (int64_t i = 0; i < 8; ++i)
-        L.blk_rel[(b * K + j) * 8 + i] = static_cast<uint8_t>(L.idx[j * L.out + o + i] - base);
+        L.blk_rel[(b * K + j) * 8 + i] = static_cast<uint8_t>(L.idx[j * L.out + 8 * b + i] - base);
     }
   }
 }
