@@ -633,21 +633,22 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
         std::fill(line + o0 * P.inner, line + o1 * P.inner, dst_t(0));
       } else {
         for (int64_t t = 0; t < T; ++t) S.off[t] *= in_row;
-        // Leading axes that skip input lines (downscales): the hardware prefetchers do not see
-        // the jump to the next lines' rows, so fetch them now, `ahead` lines ahead (as many as
-        // keep about 16 KiB in flight, at most four), assuming the same step as from the
-        // previous line to this one (wrong only where a plane ends). The taps come in input
-        // order, so the rows a line adds are the last ones shifted by the step: about
-        // step / in_row of them.
+        // Leading axes that skip input lines (downscales), where no row of a line was read by
+        // the previous one (first == 0): the hardware prefetchers do not see the jump to the
+        // next line's rows, so fetch them now, `ahead` lines ahead (as many as keep about
+        // 16 KiB in flight, at most four), assuming the same step as from the previous line to
+        // this one (wrong only where a plane ends). Where consecutive lines' taps overlap, the
+        // rows a line adds follow rows read already, a stream the prefetchers follow (bicubic
+        // / 2 measured 1.14x faster without these prefetches).
         const int64_t step = S.off[0] - prev_off;
         prev_off = S.off[0];
-        if (step > in_row) {
+        const int64_t first = std::max<int64_t>(0, T - (step + in_row - 1) / in_row);
+        if (step > in_row && first == 0) {
           const int64_t lo = P.seg_lo[sg] * P.inner, hi = P.seg_hi[sg] * P.inner;
-          const int64_t first = std::max<int64_t>(0, T - (step + in_row - 1) / in_row);
-          const int64_t bytes = std::max<int64_t>(1, (T - first) * (hi - lo) * static_cast<int64_t>(sizeof(src_t)));
+          const int64_t bytes = std::max<int64_t>(1, T * (hi - lo) * static_cast<int64_t>(sizeof(src_t)));
           const int64_t ahead = std::clamp<int64_t>((int64_t{16} << 10) / bytes, 1, 4);
           constexpr int64_t per_line = 64 / sizeof(src_t);
-          for (int64_t t = first; t < T; ++t) {
+          for (int64_t t = 0; t < T; ++t) {
             const src_t* next = src + S.off[t] + ahead * step;
             for (int64_t j = lo; j < hi; j += per_line) __builtin_prefetch(next + j);
           }
