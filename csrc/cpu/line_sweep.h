@@ -186,7 +186,8 @@ void gather_line(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1,
 // pixel is one 128-bit load of its C channels (and, for C = 3, the next pixel's first, whose
 // lane is dropped), the pair's taps in the two halves of a vector. The sums of gather_line, in
 // its order. Outputs [o0, o1) from the first whole pixel on; returns where it stopped (the
-// caller finishes the rest): before a pixel whose taps' loads would leave the line.
+// caller finishes the rest): before a pixel whose taps' loads would leave the line
+// (Line::pairs_end).
 template <int C, int KT>
 int64_t pixel_pairs(const float* row, const Line<float>& L, int64_t o0, int64_t o1, float* out) {
   const int64_t K = KT > 0 ? KT : L.K, n = L.out;
@@ -198,12 +199,9 @@ int64_t pixel_pairs(const float* row, const Line<float>& L, int64_t o0, int64_t 
   const __m256i pack = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 6, 6);
   const __m256i spread = _mm256_setr_epi32(0, 0, 0, 0, 3, 3, 3, 3);
   // 2 * C outputs per pair; C = 3 stores 8 floats, so the pair must leave two outputs after it.
-  const int64_t room = C == 3 ? 2 : 0;
-  for (; o + 2 * C + room <= o1; o += 2 * C) {
-    bool inside = true;
-    for (int64_t j = 0; j < K; ++j)
-      inside &= idx[j * n + o + C] + 4 <= L.in && idx[j * n + o] + 4 <= L.in;
-    if (!inside) break;
+  // Both pixels' loads inside the line: before L.pairs_end.
+  const int64_t end = std::min(o1 - (C == 3 ? 2 : 0), L.pairs_end);
+  for (; o + 2 * C <= end; o += 2 * C) {
     __m256 acc = _mm256_setzero_ps();
     for (int64_t j = 0; j < K; ++j) {
       const __m256 v = _mm256_set_m128(_mm_loadu_ps(row + idx[j * n + o + C]), _mm_loadu_ps(row + idx[j * n + o]));

@@ -72,6 +72,9 @@ struct Line {
   // more than four, lines shorter than the loads, the zero slot), and the block gathers.
   std::vector<int32_t> blk_pos;
   std::vector<uint8_t> blk_loads, blk_rel;
+  // Folded gather lines of 3 or 4 channels (line_sweep.h pixel_pairs): the pixels before
+  // output pairs_end all have every tap's 128-bit load (4 floats from idx) inside the line.
+  int64_t pairs_end = 0;
 };
 
 // The load plan of a gather line (Line::blk_pos, blk_loads, blk_rel): per block, the loads
@@ -162,6 +165,13 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
       }
     }
     if (std::is_same_v<acc_t, float> && L.K <= 4) plan_loads(L);
+    if (L.step == 3 || L.step == 4) {
+      for (; L.pairs_end < L.out; L.pairs_end += L.step) {
+        bool inside = true;
+        for (int64_t j = 0; j < L.K; ++j) inside &= L.idx[j * L.out + L.pairs_end] + 4 <= L.in;
+        if (!inside) break;
+      }
+    }
   }
   return line;
 }
