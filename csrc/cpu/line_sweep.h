@@ -632,7 +632,7 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
       } else {
         for (int64_t t = 0; t < T; ++t) S.off[t] *= in_row;
         // Leading axes that skip input lines (downscales), where no row of a line was read by
-        // the previous one (first == 0) and the rows read are at most a page long: the
+        // the previous one (T <= step / in_row) and the rows read are at most a page long: the
         // hardware prefetchers do not see the jump to the next line's short rows, so fetch them
         // now, `ahead` lines ahead (as many as keep about 16 KiB in flight, at most four),
         // assuming the same step as from the previous line to this one (wrong only where a
@@ -642,9 +642,8 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
         // the prefetches measured 1.1x-1.2x slower (rows of 1280 floats and more; bicubic / 2).
         const int64_t step = S.off[0] - prev_off;
         prev_off = S.off[0];
-        const int64_t first = std::max<int64_t>(0, T - (step + in_row - 1) / in_row);
         const int64_t lo = P.seg_lo[sg] * P.inner, hi = P.seg_hi[sg] * P.inner;
-        if (step > in_row && first == 0 && (hi - lo) * static_cast<int64_t>(sizeof(src_t)) <= 4096) {
+        if (step > in_row && T <= step / in_row && (hi - lo) * static_cast<int64_t>(sizeof(src_t)) <= 4096) {
           const int64_t bytes = std::max<int64_t>(1, T * (hi - lo) * static_cast<int64_t>(sizeof(src_t)));
           const int64_t ahead = std::clamp<int64_t>((int64_t{16} << 10) / bytes, 1, 4);
           constexpr int64_t per_line = 64 / sizeof(src_t);
