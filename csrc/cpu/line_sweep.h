@@ -156,7 +156,7 @@ void gather_line(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1,
     for (; o + 8 <= o1; o += 8) {
       if constexpr (KT > 0) {
         const int64_t b = o / 8;
-        const int nl = L.blk_loads.empty() ? 0 : L.blk_loads[b];
+        const int nl = L.blk_loads[b];  // planned for every float line of at most four taps
         if (nl != 0) {
           __m256i rel[KT];
           plan_rel<KT>(L, b, rel);
