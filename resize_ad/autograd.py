@@ -71,6 +71,16 @@ def _apply_resize_backward(*args):
     return (_ResizeBackwardCtx if _peek_interpreter() is None else _ResizeBackward).apply(*args)
 
 
+def _resize_backward(grad: Tensor, input_size: Sequence[int], mode: str, align_corners: bool,
+                     scales: Optional[Sequence[float]], antialias: bool) -> Tensor:
+    """resize_backward as a backward calls it: the op directly when no graph is being built
+    (a plain backward, without create_graph, runs with grad mode off), a Function otherwise.
+    The Function's apply measured about 40 us of Python per backward on small tensors."""
+    if _plain(grad):
+        return _call(True, grad, list(input_size), mode, align_corners, scales, antialias)
+    return _apply_resize_backward(grad, input_size, mode, align_corners, scales, antialias)
+
+
 def _plain(x: Tensor) -> bool:
     """True when x carries no autodiff or functorch state: the op is then called directly,
     skipping the Function's Python overhead (the op is differentiable by itself anyway)."""
@@ -97,7 +107,7 @@ class _Resize(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return _apply_resize_backward(grad, ctx.input_size, *ctx.args), None, None, None, None, None
+        return _resize_backward(grad, ctx.input_size, *ctx.args), None, None, None, None, None
 
     @staticmethod
     def jvp(ctx, tx, *unused):
