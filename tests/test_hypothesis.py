@@ -143,3 +143,24 @@ def test_native_antialias_width1_bug(mode):
     assert y[0, 0, 0, 0] < y[0, 0, 1, 0] < y[0, 0, 2, 0]
     g = torch.randn(y.shape, dtype=torch.float64)
     assert_close(torch.autograd.grad(y, x, g)[0], torch.autograd.grad(bad, x, g)[0])
+
+
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])
+def test_native_float64_nearest_index_precision(mode):
+    """Found by a random parity sweep: for float64 input, native's CPU channels-last nearest
+    kernel (which native also takes for 2-D outputs with out_h + out_w <= 128, and for
+    channels_last inputs with C > 3) computes source indices in float, its other kernels in
+    double. Where the exact source position is an integer the float one can fall just below it
+    (nearest-exact 14 -> 23: output 11 is at exactly 7; float reads sample 6). resize_ad computes
+    float64 indices in double everywhere, as native's 1-D kernel does: the same result in every
+    layout and rank."""
+    x64 = torch.float64
+    differs = 0
+    for i in range(2, 30):
+        x = torch.arange(float(i), dtype=x64)
+        for o in range(2, 60):
+            ref = native(x.view(1, 1, i), size=o, mode=mode).view(-1)  # native's double kernel
+            assert torch.equal(ours(x.view(1, 1, 1, i), size=(1, o), mode=mode).view(-1), ref), (i, o)
+            assert torch.equal(ours(x.view(1, 1, i), size=o, mode=mode).view(-1), ref), (i, o)
+            differs += not torch.equal(native(x.view(1, 1, 1, i), size=(1, o), mode=mode).view(-1), ref)
+    assert differs > 0  # native's 2-D (float index) kernel disagrees with its 1-D one somewhere
