@@ -5,7 +5,11 @@ Every case is timed forward and forward+backward (uint8: forward only), both imp
 interleaved (the order alternates every repeat), as the median over repeats of the mean time of
 a batch of calls. Each row also gives the fraction of the memory floor reached: the bytes read
 and written (input + output, and for forward+backward also grad_output + grad_input) over the
-copy bandwidth, measured in the same run with a large ``Tensor.copy_``. When OpenCV is
+copy bandwidth, measured in the same run with a large ``Tensor.copy_``, and the fraction of the
+write floor: the time to allocate the result(s) with torch's allocator and fill them once, timed
+interleaved with both implementations (a lower bound for any resize that returns new tensors; on
+outputs that the allocator maps fresh per call it is the page faults, which the memory floor
+leaves out). When OpenCV is
 importable, cv2.resize is timed on the 2-D float32 cases whose maths it shares (forward only),
 writing (``dst=``) into one batch output that each call allocates with torch's allocator, as
 resize_ad's output is: both then pay the same first-touch cost of a fresh large buffer.
@@ -218,6 +222,15 @@ def _nbytes(t: torch.Tensor) -> int:
     return t.numel() * t.element_size()
 
 
+def _write_fn(likes: List[torch.Tensor], device):
+    """Allocate tensors of the shapes, strides and dtypes of `likes` and fill each once."""
+    metas = [(tuple(t.shape), t.stride(), t.dtype) for t in likes]
+
+    def run():
+        return [torch.empty_strided(sh, st, dtype=dt, device=device).fill_(0) for sh, st, dt in metas]
+    return run
+
+
 # ---------------------------------------------------------------- one case
 
 
@@ -290,16 +303,20 @@ def bench_case(case: Case, device: str, repeats: int, min_time: float, bw: float
     row = dict(case=case.name, desc=case.describe(), device=device, dtype=str(case.dtype).replace("torch.", ""),
                in_shape=list(x.shape), out_shape=list(y_ref.shape), max_abs_diff=err)
     io_fwd = _nbytes(x) + _nbytes(y_ref)
+    write_fwd = _write_fn([y_ref], device)
+    write_fb = _write_fn([y_ref, x], device)  # the output and grad_input
     del y_ref, y_ours
 
-    fwd = compare({"native": lambda: F.interpolate(x, **kw), "ours": lambda: resize_ad.interpolate(x, **kw)},
-                  device, repeats, min_time)
+    fwd = compare({"native": lambda: F.interpolate(x, **kw), "ours": lambda: resize_ad.interpolate(x, **kw),
+                   "write": write_fwd}, device, repeats, min_time)
 
     row.update(
         fwd_native_ms=fwd["native"] * 1e3, fwd_ours_ms=fwd["ours"] * 1e3,
         fwd_speedup=fwd["native"] / fwd["ours"],
         fwd_floor_ours=io_fwd / bw / fwd["ours"], fwd_floor_native=io_fwd / bw / fwd["native"],
+        fwd_write_ms=fwd["write"] * 1e3, fwd_write_floor_ours=fwd["write"] / fwd["ours"],
         fb_native_ms=None, fb_ours_ms=None, fb_speedup=None, fb_floor_ours=None, fb_floor_native=None,
+        fb_write_ms=None, fb_write_floor_ours=None,
         cv2_ms=None,
     )
     if case.dtype.is_floating_point:  # integer tensors have no gradient
@@ -309,12 +326,14 @@ def bench_case(case: Case, device: str, repeats: int, min_time: float, bw: float
         def fb(f):
             return lambda: torch.autograd.grad(f(xg, **kw), xg, g)
 
-        fwdbwd = compare({"native": fb(F.interpolate), "ours": fb(resize_ad.interpolate)}, device, repeats, min_time)
+        fwdbwd = compare({"native": fb(F.interpolate), "ours": fb(resize_ad.interpolate), "write": write_fb},
+                         device, repeats, min_time)
         io_fb = 2 * io_fwd
         row.update(
             fb_native_ms=fwdbwd["native"] * 1e3, fb_ours_ms=fwdbwd["ours"] * 1e3,
             fb_speedup=fwdbwd["native"] / fwdbwd["ours"],
             fb_floor_ours=io_fb / bw / fwdbwd["ours"], fb_floor_native=io_fb / bw / fwdbwd["native"],
+            fb_write_ms=fwdbwd["write"] * 1e3, fb_write_floor_ours=fwdbwd["write"] / fwdbwd["ours"],
         )
         if deterministic:
             fns = {}
@@ -357,7 +376,8 @@ def markdown(rows: List[dict], meta: dict) -> str:
                    f"copy bandwidth {bw:.1f} GB/s, CPU allocator {meta['allocator']}\n")
         has_cv2 = any(r.get("cv2_ms") for r in rs)
         hdr = ["case", "what", "dtype", "fwd native ms", "fwd ours ms", "fwd speed-up", "fwd floor %",
-               "f+b native ms", "f+b ours ms", "f+b speed-up", "f+b floor %"]
+               "fwd write floor %", "f+b native ms", "f+b ours ms", "f+b speed-up", "f+b floor %",
+               "f+b write floor %"]
         if has_cv2:
             hdr += ["cv2 ms", "ours/cv2 speed-up"]
         has_det = any(k.startswith("fb_det_") for r in rs for k in r)
@@ -368,12 +388,12 @@ def markdown(rows: List[dict], meta: dict) -> str:
         for r in rs:
             cells = [r["case"], r["desc"], r["dtype"],
                      f"{r['fwd_native_ms']:.3f}", f"{r['fwd_ours_ms']:.3f}", f"{r['fwd_speedup']:.2f}x",
-                     f"{100 * r['fwd_floor_ours']:.0f}"]
+                     f"{100 * r['fwd_floor_ours']:.0f}", f"{100 * r['fwd_write_floor_ours']:.0f}"]
             if r["fb_speedup"] is None:  # forward only (uint8)
-                cells += ["-", "-", "-", "-"]
+                cells += ["-", "-", "-", "-", "-"]
             else:
                 cells += [f"{r['fb_native_ms']:.3f}", f"{r['fb_ours_ms']:.3f}", f"{r['fb_speedup']:.2f}x",
-                          f"{100 * r['fb_floor_ours']:.0f}"]
+                          f"{100 * r['fb_floor_ours']:.0f}", f"{100 * r['fb_write_floor_ours']:.0f}"]
             if has_cv2:
                 if r.get("cv2_ms"):
                     cells += [f"{r['cv2_ms']:.3f}", f"{r['cv2_ms'] / r['cv2_ours_ms']:.2f}x"]
