@@ -54,9 +54,7 @@ def _resize(x: Tensor, output_size: Sequence[int], mode: str, align_corners: boo
     output_size = list(output_size)
     if torch.compiler.is_compiling():
         return _ops.resize(x, output_size, mode, align_corners, scales, antialias)
-    if _plain(x):
-        return _call(False, x, output_size, mode, align_corners, scales, antialias)
-    return _apply_resize(x, output_size, mode, align_corners, scales, antialias)
+    return _direct_or_function(False, x, output_size, mode, align_corners, scales, antialias)
 
 
 # Each Function exists twice. functorch transforms (vmap, grad, jacrev, ...) need the
@@ -71,14 +69,19 @@ def _apply_resize_backward(*args):
     return (_ResizeBackwardCtx if _peek_interpreter() is None else _ResizeBackward).apply(*args)
 
 
+def _direct_or_function(backward: bool, x: Tensor, sizes: Sequence[int], *args) -> Tensor:
+    """The op directly when no graph needs building (_plain: e.g. a backward without
+    create_graph, which runs with grad mode off), its Function otherwise. The Function's apply
+    measured about 20 us of Python per call on small tensors."""
+    if _plain(x):
+        return _call(backward, x, list(sizes), *args)
+    return (_apply_resize_backward if backward else _apply_resize)(x, sizes, *args)
+
+
 def _resize_backward(grad: Tensor, input_size: Sequence[int], mode: str, align_corners: bool,
                      scales: Optional[Sequence[float]], antialias: bool) -> Tensor:
-    """resize_backward as a backward calls it: the op directly when no graph is being built
-    (a plain backward, without create_graph, runs with grad mode off), a Function otherwise.
-    The Function's apply measured about 40 us of Python per backward on small tensors."""
-    if _plain(grad):
-        return _call(True, grad, list(input_size), mode, align_corners, scales, antialias)
-    return _apply_resize_backward(grad, input_size, mode, align_corners, scales, antialias)
+    """resize_backward as _Resize.backward calls it."""
+    return _direct_or_function(True, grad, input_size, mode, align_corners, scales, antialias)
 
 
 def _plain(x: Tensor) -> bool:
