@@ -215,9 +215,9 @@ struct Sweep {
   // and written out with non-temporal stores (line_sweep.h stream_copy), which skip reading
   // the destination's lines first.
   bool stream = false;
-  // dst as large, weighted lines: the two-tap rows of inner_line (lines of several channels,
-  // outside the ring) and the ring's blends of 2 to 4 slots store non-temporally themselves
-  // (no stage).
+  // dst as large, lines that store non-temporally themselves (no stage): the copies and
+  // two-tap rows of inner_line (lines of several channels, outside the ring) and the ring's
+  // blends of 2 to 4 slots.
   bool stream_rows = false;
   // Ring of rows (OpenCV's and Pillow-SIMD's order): each input line a thread reads is first
   // resampled along the last axis into one of `ring` per-thread slots, kept while the next
@@ -373,13 +373,15 @@ void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t in
   // first holds malloc's header, written on allocation).
   const bool large = dst.nbytes() >= stream_threshold() &&
                      mapped(static_cast<const char*>(dst.const_data_ptr()) + dst.nbytes() / 2);
-  // Only lines that are copies (nearest): measured 1.2x faster streamed. Weighted lines were
-  // no faster (channels_last) or slower (bilinear x2 NCHW 0.84x, trilinear 0.78x): their
-  // arithmetic, not the stores, bounds them, and the stage adds to it.
-  P.stream = large && P.last->unit;
-  // Two-tap rows of several channels outside the ring (whose lines go to its slots), and the
-  // ring's blends: 1.16-1.3x faster streamed on channels_last C = 3 and 4 upscales.
-  P.stream_rows = large && !P.last->unit && (P.inner > 1 || P.ring > 0);
+  // Only lines that are copies (nearest) of one channel per position, or identities: measured
+  // 1.2x faster streamed. Weighted lines were no faster (channels_last) or slower (bilinear x2
+  // NCHW 0.84x, trilinear 0.78x): their arithmetic, not the stores, bounds them, and the stage
+  // adds to it.
+  P.stream = large && P.last->unit && (P.inner == 1 || P.last->identity);
+  // Lines of several channels (copies and two-tap rows) outside the ring (whose lines go to its
+  // slots), and the ring's blends: 1.16-1.3x faster streamed on channels_last C = 3 and 4
+  // upscales; copies of 64 channels per position 1.1x faster than through the stage.
+  P.stream_rows = large && ((P.inner > 1 && !P.last->identity) || (!P.last->unit && P.ring > 0));
   const src_t* s = src.const_data_ptr<src_t>();
   dst_t* d = dst.mutable_data_ptr<dst_t>();
 #if RESIZE_AD_HAVE_AVX2_BUILD
