@@ -135,6 +135,37 @@ def test_threads_agree():
     assert torch.equal(a, b)
 
 
+# The line sweep deals its lines out in chunks that threads take as they come free
+# (csrc/cpu/parallel.h): which thread computes which line, and where the ring of rows and the
+# repeated-line copies restart, vary from call to call; the values must not.
+CHUNKED = [
+    ((4, 16, 64, 64), False, dict(scale_factor=2, mode="bilinear")),  # the ring
+    ((2, 3, 256, 256), True, dict(scale_factor=2, mode="bicubic")),  # folded RGB, ring
+    ((4, 16, 128, 128), False, dict(scale_factor=2, mode="nearest")),  # staged, streamed
+    ((4, 16, 128, 128), True, dict(scale_factor=2, mode="nearest")),  # streamed copies
+    ((4, 32, 96, 96), False, dict(size=(23, 41), mode="area")),
+    ((2, 8, 40, 50, 60), False, dict(size=(17, 81, 33), mode="trilinear")),
+]
+
+
+@pytest.mark.parametrize("shape,cl,kw", CHUNKED, ids=lambda v: str(v))
+def test_chunks_agree(shape, cl, kw):
+    x = _make(shape, cl, torch.float32).requires_grad_()
+    g = torch.randn(native(x.detach(), **kw).shape)
+    n = torch.get_num_threads()
+    res = []
+    try:
+        for threads in (1, 2, 3, 1, 3):
+            torch.set_num_threads(threads)
+            y = ours(x, **kw)
+            (gx,) = torch.autograd.grad(y, x, g)
+            res.append((y, gx))
+    finally:
+        torch.set_num_threads(n)
+    for y, gx in res[1:]:
+        assert torch.equal(y, res[0][0]) and torch.equal(gx, res[0][1])
+
+
 def test_threads_are_torchs(tmp_path):
     """The kernels run on torch's intra-op pool: a process that resizes has no threads besides
     torch's own (measured against the same work on native ops), and torch.set_num_threads is

@@ -591,14 +591,15 @@ void ring_line(const Sweep<acc_t>& P, const src_t* src, dst_t* line, int64_t sg,
 }
 
 // Runs a Sweep: every output line (b, o_1, ..., o_{k-1}), split in segments along the last
-// axis when there are too few lines to keep every thread busy. Threads: torch's intra-op pool.
+// axis when there are too few lines to keep every thread busy. Threads: torch's intra-op pool,
+// in chunks (parallel.h).
 template <typename src_t, typename dst_t, typename acc_t>
 void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
   const Line<acc_t>& last = *P.last;
   const int64_t m = static_cast<int64_t>(P.lead.size());
   const int64_t in_row = last.in * P.inner, out_row = last.out * P.inner;
 
-  at::parallel_for(0, P.rows * P.nseg, P.grain, [&](int64_t begin, int64_t end) {
+  parallel_chunks(0, P.rows * P.nseg, P.grain, [&](int64_t begin, int64_t end) {
     const SweepScratch<acc_t> S(P, sizeof(dst_t));
     Ring ring(P.ring, P.nseg);
     // Streaming: segments are computed into S.stage (indexed as the line is) and streamed out;

@@ -36,6 +36,7 @@
 #include "../common/plan.h"
 #include "../common/product_gather.h"
 #include "fixed_point.h"
+#include "parallel.h"
 
 namespace resize_ad {
 namespace {
