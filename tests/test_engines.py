@@ -327,3 +327,55 @@ def test_ring_threads_agree(shape, kw, dtype):
     (gr,) = torch.autograd.grad(ref, xg, g.to(wide))
     assert_close(y1, ref.detach().to(dtype), dtype)
     assert_close(g1, gr.to(dtype), dtype)
+
+
+# Lines of several channels per position (channels_last) whose leading taps are few blend them
+# and apply the last axis' table in one sweep where that costs less than the blended line in
+# scratch (line_sweep.h fuse_pays: float32, channels a multiple of eight): halvings (area,
+# bilinear), the backward of nearest x2 and of a bilinear halving, rows a segment of a long line
+# reads, ragged rows (antialias), 3-D. The channels are independent and each path sums a
+# position's taps in the same order: 16 channels (fused) give the values of the same 16 among 17
+# (which stay staged), forward and backward, including an 8 MiB gradient that streams
+# (Sweep::stream_rows) once its pages are mapped.
+FUSED = [
+    ((64, 80), dict(size=(32, 40), mode="area")),
+    ((64, 80), dict(scale_factor=0.5, mode="bilinear")),
+    ((32, 40), dict(scale_factor=2, mode="nearest")),
+    ((32, 40), dict(scale_factor=2, mode="nearest-exact")),
+    ((64, 80), dict(scale_factor=0.5, mode="bicubic")),
+    ((60, 70), dict(size=(37, 23), mode="bilinear", antialias=True)),
+    ((4, 3000), dict(size=(2, 1500), mode="bilinear")),
+    ((9, 10, 11), dict(size=(4, 5, 6), mode="trilinear")),
+    ((8, 12, 10), dict(size=(16, 24, 20), mode="nearest")),
+]
+
+
+@pytest.mark.parametrize("spatial,kw", FUSED, ids=lambda v: str(v))
+def test_fused_lines_equal_staged(spatial, kw):
+    fmt = torch.channels_last if len(spatial) == 2 else torch.channels_last_3d
+    x = torch.randn((2, 17) + spatial, generator=torch.Generator().manual_seed(8)).contiguous(memory_format=fmt)
+    g = torch.randn(native(x, **kw).shape, generator=torch.Generator().manual_seed(9)).contiguous(memory_format=fmt)
+    y17, g17 = _run("line_sweep", x, kw, g)
+    y16, g16 = _run("line_sweep", x[:, :16].contiguous(memory_format=fmt), kw,
+                    g[:, :16].contiguous(memory_format=fmt))
+    assert torch.equal(y16, y17[:, :16]) and torch.equal(g16, g17[:, :16])
+    xg = x.detach().requires_grad_()
+    ref = native(xg, **kw)
+    (gr,) = torch.autograd.grad(ref, xg, g)
+    assert_close(y17, ref.detach(), torch.float32)
+    assert_close(g17, gr, torch.float32)
+
+
+def test_fused_streamed_gradient():
+    x = torch.randn(2, 16, 256, 256, generator=torch.Generator().manual_seed(10)).contiguous(
+        memory_format=torch.channels_last)
+    g = torch.randn(2, 16, 128, 128, generator=torch.Generator().manual_seed(11)).contiguous(
+        memory_format=torch.channels_last)
+    kw = dict(scale_factor=0.5, mode="bilinear")
+    x17 = torch.cat([x, x[:, :1]], 1).contiguous(memory_format=torch.channels_last)
+    g17 = torch.cat([g, g[:, :1]], 1).contiguous(memory_format=torch.channels_last)
+    _, ref = _run("line_sweep", x17, kw, g17)
+    for _ in range(3):  # the later calls reuse freed, mapped blocks (resize_cpu.cpp mapped)
+        _, gx = _run("line_sweep", x, kw, g)
+        assert gx.numel() * gx.element_size() >= 8 << 20
+        assert torch.equal(gx, ref[:, :16])

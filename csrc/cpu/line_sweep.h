@@ -448,6 +448,69 @@ void inner_line(const R* row, const Line<acc_t>& L, int64_t inner, int64_t o0, i
   }
 }
 
+// Whether sweep_segment blends the leading taps and applies the last axis' table in one sweep
+// (fused_line) rather than through the blended line in scratch: float lines of whole vectors,
+// up to four leading taps, where recomputing the blend per last-axis tap costs less than
+// storing the blended span and reading it back (counted in vector multiply-adds: T per tap
+// fused; T per input position, a store and a load, then one per tap, staged). Channels_last
+// area and bilinear halvings measured 1.3x-1.5x faster fused, the backward of nearest x2
+// (channels_last, 64 channels) 1.15x, of a bilinear halving 2x; the ties (bicubic halving,
+// antialias) measured 0.95x-1.05x, and stay staged.
+template <typename S, typename D, typename acc_t>
+bool fuse_pays(int64_t inner, int64_t T, int64_t taps, int64_t span) {
+  constexpr bool floats = std::is_same_v<S, float> && std::is_same_v<D, float> && std::is_same_v<acc_t, float>;
+  return RESIZE_AD_AVX2 && floats && inner % 8 == 0 && T <= 4 && T * taps < (T + 2) * span + taps;
+}
+
+// Along a line with inner > 1 (fuse_pays), the blend of the T input lines (off, tw) and the last
+// axis' table in one sweep: out[o][c] = sum_j w[o][j] * v[start[o] + j][c] with
+// v[p][c] = sum_t tw[t] * src[off[t] + p * inner + c], each sum in blend's and inner_line's order,
+// so the values are theirs. nt (Sweep::stream_rows): stored non-temporally where out is aligned.
+template <typename S, typename D, typename acc_t>
+void fused_line(const S* src, const int64_t* off, const acc_t* tw, int64_t T, const Line<acc_t>& L,
+                int64_t inner, int64_t o0, int64_t o1, D* out, bool nt) {
+#if RESIZE_AD_AVX2
+  if constexpr (std::is_same_v<S, float> && std::is_same_v<D, float> && std::is_same_v<acc_t, float>) {
+    __m256 vw[4];
+    for (int64_t t = 0; t < T; ++t) vw[t] = _mm256_set1_ps(tw[t]);
+    const float* s0 = src + off[0];
+    const float* s1 = src + off[T > 1 ? 1 : 0];
+    const float* s2 = src + off[T > 2 ? 2 : 0];
+    const float* s3 = src + off[T > 3 ? 3 : 0];
+    auto blended = [&](int64_t p) {
+      __m256 v = _mm256_mul_ps(vw[0], _mm256_loadu_ps(s0 + p));
+      if (T > 1) v = _mm256_fmadd_ps(vw[1], _mm256_loadu_ps(s1 + p), v);
+      if (T > 2) v = _mm256_fmadd_ps(vw[2], _mm256_loadu_ps(s2 + p), v);
+      if (T > 3) v = _mm256_fmadd_ps(vw[3], _mm256_loadu_ps(s3 + p), v);
+      return v;
+    };
+    for (int64_t o = o0; o < o1; ++o) {
+      float* __restrict d = out + o * inner;
+      const int64_t n = L.len[o];
+      const float* wo = L.w.data() + o * L.K;
+      const int64_t p0 = L.start[o] * inner;
+      if (n == 0) {
+        std::fill(d, d + inner, 0.f);
+        continue;
+      }
+      const bool stream = nt && (reinterpret_cast<uintptr_t>(d) & 31) == 0;
+      for (int64_t c = 0; c < inner; c += 8) {
+        __m256 acc = _mm256_mul_ps(_mm256_set1_ps(wo[0]), blended(p0 + c));
+        for (int64_t j = 1; j < n; ++j)
+          acc = _mm256_fmadd_ps(_mm256_set1_ps(wo[j]), blended(p0 + j * inner + c), acc);
+        if (stream) {
+          _mm256_stream_ps(d + c, acc);
+        } else {
+          _mm256_storeu_ps(d + c, acc);
+        }
+      }
+    }
+    return;
+  }
+#endif
+  // Not reached for other types or the baseline build: fuse_pays is false there.
+}
+
 // The taps of the leading axes for output line (b, oi[0], ..., oi[m-1]): input line offsets
 // (in lines) and products of weights. Returns their number (0: a row of a transposed table that
 // reads nothing).
@@ -538,6 +601,8 @@ void sweep_segment(const Sweep<acc_t>& P, const src_t* src, dst_t* drow, int64_t
     gather_dispatch(row, last, o0, o1, drow, S.obuf);
   } else if (direct) {
     inner_line(src + off[0], last, inner, o0, o1, drow, P.stream_rows && P.ring == 0);
+  } else if (fuse_pays<src_t, dst_t, acc_t>(inner, T, last.sum_len * (o1 - o0) / last.out, hi - lo)) {
+    fused_line(src, off, tw, T, last, inner, o0, o1, drow, P.stream_rows && P.ring == 0);
   } else {
     if (hi > lo) blend(src + lo * inner, off, tw, T, S.tmp + lo * inner, (hi - lo) * inner);
     inner_line(static_cast<const acc_t*>(S.tmp), last, inner, o0, o1, drow, P.stream_rows && P.ring == 0);

@@ -49,6 +49,7 @@ struct Line {
   bool identity = false;
   bool unit = false;  // every row: one tap of weight exactly 1 (nearest, identity)
   std::vector<int64_t> start, len;
+  int64_t sum_len = 0;  // the sum of len
   std::vector<acc_t> w;            // [out * K], row o at o * K
   // Tap j of row o reads position start[o] + j * step. step > 1: a last axis folded with its
   // `step` contiguous channels into one line (make_sweep), channel c of position p at p * step + c.
@@ -134,6 +135,7 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
   L.lo = L.in;
   L.hi = 0;
   for (int64_t o = 0; o < L.out; ++o) {
+    L.sum_len += L.len[o];
     if (L.len[o] == 0) continue;
     L.lo = std::min(L.lo, L.start[o]);
     L.hi = std::max(L.hi, L.start[o] + (L.len[o] - 1) * L.step + 1);
