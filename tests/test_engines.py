@@ -379,3 +379,34 @@ def test_fused_streamed_gradient():
         _, gx = _run("line_sweep", x, kw, g)
         assert gx.numel() * gx.element_size() >= 8 << 20
         assert torch.equal(gx, ref[:, :16])
+
+
+# Outputs of 32 MiB and more come fresh from mmap on every call (glibc maps blocks that large
+# itself): the line sweep faults their pages in ahead of the lines (Sweep::pretouch), each
+# thread within the bytes of its own chunk of lines, segments of one long line included. The
+# same values with 1, 2 and 3 threads, and native's.
+PRETOUCHED = [
+    ((1, 1, 3, 1500000), dict(size=(5, 3000001), mode="bilinear"), None),
+    ((2, 16, 256, 256), dict(scale_factor=2, mode="bilinear"), torch.channels_last),
+    ((2, 16, 256, 256), dict(scale_factor=2, mode="nearest"), None),
+]
+
+
+@pytest.mark.parametrize("shape,kw,fmt", PRETOUCHED, ids=lambda v: str(v))
+def test_fresh_outputs_pretouched(shape, kw, fmt):
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(12))
+    if fmt is not None:
+        x = x.contiguous(memory_format=fmt)
+    ref = native(x, **kw)
+    n = torch.get_num_threads()
+    ys = []
+    try:
+        for t in (1, 2, 3):
+            torch.set_num_threads(t)
+            with executor("line_sweep"):
+                ys.append(ours(x, **kw))
+    finally:
+        torch.set_num_threads(n)
+    assert ys[0].numel() * ys[0].element_size() >= 32 << 20
+    assert torch.equal(ys[1], ys[0]) and torch.equal(ys[2], ys[0])
+    assert_close(ys[0], ref, torch.float32)

@@ -664,8 +664,28 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
   const int64_t m = static_cast<int64_t>(P.lead.size());
   const int64_t in_row = last.in * P.inner, out_row = last.out * P.inner;
 
+  // Where item (line r, segment sg) starts in dst; items are in memory order.
+  auto item_at = [&](int64_t item) {
+    const int64_t r = item / P.nseg, o = std::min(last.out, (item % P.nseg) * P.seg_len);
+    return reinterpret_cast<char*>(dst + r * out_row + o * P.inner);
+  };
+
   parallel_chunks(0, P.rows * P.nseg, P.grain, [&](int64_t begin, int64_t end) {
     const SweepScratch<acc_t> S(P, sizeof(dst_t));
+    // Sweep::pretouch: the chunk's bytes [item_at(begin), item_at(end)) are its own; one store
+    // per page faults them in, up to 64 KiB past the item about to be computed.
+    char* const chunk_end = P.pretouch ? item_at(end) : nullptr;
+    char* touched = P.pretouch ? item_at(begin) : nullptr;
+    auto touch_to = [&](const char* next) {
+      constexpr uintptr_t page = 4096;
+      const uintptr_t t = reinterpret_cast<uintptr_t>(touched);
+      const uintptr_t e = std::min(reinterpret_cast<uintptr_t>(next) + (uintptr_t{64} << 10),
+                                   reinterpret_cast<uintptr_t>(chunk_end));
+      if (e <= t) return;
+      *touched = 0;
+      for (uintptr_t q = (t + page) & ~(page - 1); q < e; q += page) touched[q - t] = 0;
+      touched += e - t;
+    };
     Ring ring(P.ring, P.nseg);
     // Streaming: segments are computed into S.stage (indexed as the line is) and streamed out;
     // `staged` is the item whose values the stage holds.
@@ -689,6 +709,7 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
       ++b;
     };
     for (int64_t item = begin; item < end; ++item, advance()) {
+      if (P.pretouch) touch_to(item_at(item + 1));
       const int64_t o0 = sg * P.seg_len;
       const int64_t o1 = std::min(last.out, o0 + P.seg_len);
       dst_t* const drow = dst + r * out_row;
