@@ -577,6 +577,8 @@ void sweep_segment(const Sweep<acc_t>& P, const src_t* src, dst_t* drow, int64_t
   const Line<acc_t>& last = *P.last;
   const int64_t inner = P.inner;
   const bool direct = T == 1 && tw[0] == acc_t(1);
+  // The output line streamed out by its own stores; never a slot of the ring, which is re-read.
+  const bool stream = P.stream_rows && P.ring == 0;
   if (last.identity) {
     blend(src + o0 * inner, off, tw, T, drow + o0 * inner, (o1 - o0) * inner);
     return;
@@ -585,7 +587,7 @@ void sweep_segment(const Sweep<acc_t>& P, const src_t* src, dst_t* drow, int64_t
     if (inner == 1) {
       copy_line(src + off[0], last, o0, o1, drow);
     } else {
-      inner_line(src + off[0], last, inner, o0, o1, drow, P.stream_rows);
+      inner_line(src + off[0], last, inner, o0, o1, drow, stream);
     }
     return;
   }
@@ -600,12 +602,12 @@ void sweep_segment(const Sweep<acc_t>& P, const src_t* src, dst_t* drow, int64_t
     }
     gather_dispatch(row, last, o0, o1, drow, S.obuf);
   } else if (direct) {
-    inner_line(src + off[0], last, inner, o0, o1, drow, P.stream_rows && P.ring == 0);
+    inner_line(src + off[0], last, inner, o0, o1, drow, stream);
   } else if (fuse_pays<src_t, dst_t, acc_t>(inner, T, last.sum_len * (o1 - o0) / last.out, hi - lo)) {
-    fused_line(src, off, tw, T, last, inner, o0, o1, drow, P.stream_rows && P.ring == 0);
+    fused_line(src, off, tw, T, last, inner, o0, o1, drow, stream);
   } else {
     if (hi > lo) blend(src + lo * inner, off, tw, T, S.tmp + lo * inner, (hi - lo) * inner);
-    inner_line(static_cast<const acc_t*>(S.tmp), last, inner, o0, o1, drow, P.stream_rows && P.ring == 0);
+    inner_line(static_cast<const acc_t*>(S.tmp), last, inner, o0, o1, drow, stream);
   }
 }
 
