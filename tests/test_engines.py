@@ -410,3 +410,18 @@ def test_fresh_outputs_pretouched(shape, kw, fmt):
     assert ys[0].numel() * ys[0].element_size() >= 32 << 20
     assert torch.equal(ys[1], ys[0]) and torch.equal(ys[2], ys[0])
     assert_close(ys[0], ref, torch.float32)
+
+
+# Nearest rows gathered through the load plan (line_sweep.h copy_line): blocks of eight outputs
+# whose pixels lie within 8, 16 or 32 floats are loaded whole and permuted, farther ones read
+# one by one. Ratios on both sides of each span, rows whose last blocks' loads are pulled back
+# from the row's end, and odd row starts (the element offset of a plane).
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])
+@pytest.mark.parametrize("w", [40, 61, 100, 257, 1000])
+@pytest.mark.parametrize("ratio", [0.9, 1.7, 2.1, 2.5, 3.3, 3.9, 4.3, 6.0])
+def test_nearest_load_plan_rows(mode, w, ratio):
+    ow = max(1, int(w / ratio))
+    x = torch.arange(3 * 5 * w + 1, dtype=torch.float32)[1:].view(1, 3, 5, w)
+    with executor("line_sweep"):
+        y = ours(x, size=(4, ow), mode=mode)
+    assert torch.equal(y, native(x, size=(4, ow), mode=mode))
