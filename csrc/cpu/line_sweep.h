@@ -744,23 +744,25 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
         for (int64_t t = 0; t < T; ++t) S.off[t] *= in_row;
         // Leading axes that step more than one input line per output line (downscales, and the
         // backward of upscales, whose transposed tables step two lines per line), where the rows
-        // read are more than four cache lines and at most a page long: the hardware prefetchers
-        // do not see the jump to the next line's short rows, so fetch them now, `ahead` lines
-        // ahead (as many as keep about 16 KiB in flight, at most four), assuming the same step as
-        // from the previous line to this one (wrong only where a plane ends). Nearest-exact and
-        // area downscales of rows 112 to 1000 floats long measured 1.3x-2.3x faster with them;
-        // where consecutive lines share rows (T > step / in_row), bilinear x2 backwards of
-        // 128-float rows 1.2x-1.3x, bicubic x2 backwards 0.97x-0.98x. Rows of at most 64 floats
-        // the prefetchers follow themselves: there the prefetches measured 1.06x-1.12x slower
-        // (antialiased, area and bilinear halvings of 64 x 64 planes). Longer rows than a page
-        // train the prefetchers too: there the prefetches measured 1.1x-1.2x slower where lines
-        // share rows (rows of 1280 floats and more; bicubic / 2). Lines that step one row or none
-        // (upscales) read the rows the previous line read or the next one.
+        // read are short: the hardware prefetchers do not see the jump to the next line's rows, so
+        // fetch them now, `ahead` lines ahead (as many as keep about 16 KiB in flight, at most
+        // four), assuming the same step as from the previous line to this one (wrong only where a
+        // plane ends). Nearest-exact and area downscales of rows of 112 and 128 floats measured
+        // 1.4x-2.3x faster with them; where consecutive lines share rows (T > step / in_row),
+        // bilinear x2 backwards of 128-float rows 1.2x-1.3x, antialiased and bicubic downscales of
+        // 1000- and 1024-float rows 1.1x-1.3x with one thread (0.93x-1.05x with two). Rows of at
+        // most 64 floats the prefetchers follow themselves: there the prefetches measured
+        // 1.06x-1.12x slower (antialiased, area and bilinear halvings of 64 x 64 planes); so they
+        // did on rows of 768 to 1024 floats that consecutive lines do not share (bilinear, area and
+        // nearest-exact downscales: 1.06x-1.25x slower), and on rows longer than a page where lines
+        // share them (1.1x-1.2x, rows of 1280 floats and more; bicubic / 2). Lines that step one
+        // row or none (upscales) read the rows the previous line read or the next one.
         const int64_t step = S.off[0] - prev_off;
         prev_off = S.off[0];
         const int64_t lo = P.seg_lo[sg] * P.inner, hi = P.seg_hi[sg] * P.inner;
         const int64_t row_bytes = (hi - lo) * static_cast<int64_t>(sizeof(src_t));
-        if (step > in_row && row_bytes > 256 && row_bytes <= 4096) {
+        const bool shared = T * in_row > step;  // consecutive lines read some rows in common
+        if (step > in_row && row_bytes > 256 && (row_bytes <= 2048 || (shared && row_bytes <= 4096))) {
           const int64_t bytes = T * row_bytes;
           const int64_t ahead = std::clamp<int64_t>((int64_t{16} << 10) / bytes, 1, 4);
           constexpr int64_t per_line = 64 / sizeof(src_t);
