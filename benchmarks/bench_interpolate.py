@@ -7,9 +7,10 @@ a batch of calls. Each row also gives the fraction of the memory floor reached: 
 and written (input + output, and for forward+backward also grad_output + grad_input) over the
 copy bandwidth, measured in the same run with a large ``Tensor.copy_``, and the fraction of the
 write floor: the time to allocate the result(s) with torch's allocator and fill them once, timed
-interleaved with both implementations (a lower bound for any resize that returns new tensors; on
-outputs that the allocator maps fresh per call it is the page faults, which the memory floor
-leaves out). When OpenCV is
+interleaved with both implementations (on outputs that the allocator maps fresh per call it is
+the page faults, which the memory floor leaves out: a lower bound for a resize that writes new
+tensors of 4 KiB pages, as native does; resize_ad asks for transparent huge pages on such
+results, and there reads above 100 %). When OpenCV is
 importable, cv2.resize is timed on the 2-D float32 cases whose maths it shares (forward only),
 writing (``dst=``) into one batch output that each call allocates with torch's allocator, as
 resize_ad's output is: both then pay the same first-touch cost of a fresh large buffer.

@@ -1,5 +1,5 @@
 // Op schemas, module init, a lean Python entry point, and the Python view of the capability
-// table and of the executor test seam. The kernels live in cpu/ and cuda/; nothing here
+// table and of the test seams (executor, huge pages). The kernels live in cpu/ and cuda/; nothing here
 // computes.
 #include <Python.h>
 #include <ATen/core/LegacyTypeDispatch.h>
@@ -14,6 +14,10 @@
 
 #include "common/capabilities.h"
 #include "common/plan.h"
+
+namespace resize_ad {  // csrc/cpu/resize_cpu.cpp
+void set_huge_pages(bool enabled);
+}  // namespace resize_ad
 
 namespace {
 
@@ -166,6 +170,17 @@ PyObject* set_executor(PyObject* /*self*/, PyObject* arg) {
   Py_RETURN_NONE;
   END_HANDLE_TH_ERRORS
 }
+
+// _set_huge_pages(b): whether the CPU kernels ask for transparent huge pages on fresh results
+// (cpu/resize_cpu.cpp advise_huge_pages); resize_ad._testing.huge_pages() is its Python face.
+PyObject* set_huge_pages(PyObject* /*self*/, PyObject* arg) {
+  HANDLE_TH_ERRORS
+  const int b = PyObject_IsTrue(arg);
+  if (b < 0) return nullptr;
+  resize_ad::set_huge_pages(b != 0);
+  Py_RETURN_NONE;
+  END_HANDLE_TH_ERRORS
+}
 }  // namespace
 
 namespace resize_ad {  // csrc/aten_override.cpp
@@ -182,6 +197,8 @@ PyMethodDef methods[] = {
     {"_check", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(check)), METH_FASTCALL,
      "one of the op's argument checks"},
     {"_set_executor", set_executor, METH_O, "force an executor (test seam)"},
+    {"_set_huge_pages", set_huge_pages, METH_O,
+     "whether CPU results fresh from mmap get transparent huge pages (test seam)"},
     {"_aten_override", resize_ad::py_aten_override, METH_O,
      "install (True) / remove (False) resize_ad's kernels for aten's upsample ops; returns the "
      "previous state (used by resize_ad.patch)"},

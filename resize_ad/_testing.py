@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import contextlib
 
-from ._C import _set_executor
+from ._C import _set_executor, _set_huge_pages
 
-__all__ = ["EXECUTORS", "executor"]
+__all__ = ["EXECUTORS", "executor", "huge_pages"]
 
 # The executors (csrc/common/plan.h), by the names the code and the docs use.
 EXECUTORS = ("separable", "line_sweep", "product_gather")
@@ -28,3 +28,21 @@ def executor(name: str):
     finally:
         _current = previous
         _set_executor(_CODES[previous])
+
+
+_huge_pages = True
+
+
+@contextlib.contextmanager
+def huge_pages(enabled: bool):
+    """Whether the CPU kernels ask the kernel for transparent huge pages on results fresh from
+    mmap (csrc/cpu/resize_cpu.cpp advise_huge_pages; on by default). Off, such results keep
+    4 KiB pages, faulted in just ahead of the lines that write them. Process-wide, for tests."""
+    global _huge_pages
+    previous, _huge_pages = _huge_pages, bool(enabled)
+    _set_huge_pages(_huge_pages)
+    try:
+        yield
+    finally:
+        _huge_pages = previous
+        _set_huge_pages(previous)

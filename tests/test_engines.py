@@ -4,7 +4,7 @@ not spread."""
 import pytest
 import torch
 
-from resize_ad._testing import EXECUTORS, executor
+from resize_ad._testing import EXECUTORS, executor, huge_pages
 from helpers import TOL, assert_close, native, ours
 
 ENGINES = list(EXECUTORS)
@@ -382,8 +382,9 @@ def test_fused_streamed_gradient():
 
 
 # Outputs of 32 MiB and more come fresh from mmap on every call (glibc maps blocks that large
-# itself): the line sweep faults their pages in ahead of the lines (Sweep::pretouch), each
-# thread within the bytes of its own chunk of lines, segments of one long line included. The
+# itself). With 4 KiB pages (huge pages off, or the kernel's THP disabled) the line sweep faults
+# them in ahead of the lines (Sweep::pretouch), each thread within the bytes of its own chunk of
+# lines, segments of one long line included; with huge pages it writes them as they come. The
 # same values with 1, 2 and 3 threads, and native's.
 PRETOUCHED = [
     ((1, 1, 3, 1500000), dict(size=(5, 3000001), mode="bilinear"), None),
@@ -392,8 +393,9 @@ PRETOUCHED = [
 ]
 
 
+@pytest.mark.parametrize("huge", [False, True], ids=["4k_pages", "huge_pages"])
 @pytest.mark.parametrize("shape,kw,fmt", PRETOUCHED, ids=lambda v: str(v))
-def test_fresh_outputs_pretouched(shape, kw, fmt):
+def test_fresh_outputs_pretouched(shape, kw, fmt, huge):
     x = torch.randn(shape, generator=torch.Generator().manual_seed(12))
     if fmt is not None:
         x = x.contiguous(memory_format=fmt)
@@ -403,13 +405,85 @@ def test_fresh_outputs_pretouched(shape, kw, fmt):
     try:
         for t in (1, 2, 3):
             torch.set_num_threads(t)
-            with executor("line_sweep"):
+            with executor("line_sweep"), huge_pages(huge):
                 ys.append(ours(x, **kw))
     finally:
         torch.set_num_threads(n)
     assert ys[0].numel() * ys[0].element_size() >= 32 << 20
     assert torch.equal(ys[1], ys[0]) and torch.equal(ys[2], ys[0])
     assert_close(ys[0], ref, torch.float32)
+
+
+def _thp_mode():
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            text = f.read()
+    except OSError:
+        return None
+    return next((m for m in ("always", "madvise", "never") if f"[{m}]" in text), None)
+
+
+# Results fresh from mmap (33.5 MB: an output, and a gradient) get transparent huge pages where
+# the kernel leaves them to madvise: every whole 2 MiB page inside the block is huge; with the
+# seam off, none is. The values are the same either way, and native's. In a new process, whose
+# heap is small: glibc maps blocks that large fresh (a long-lived heap may serve them from free
+# memory that an earlier block's advice still covers).
+_HUGE_PAGES_CHILD = """
+import json, torch, torch.nn.functional as F, resize_ad
+from resize_ad._testing import huge_pages
+
+def anon_huge_kb(t):  # AnonHugePages of the mappings overlapping t's bytes
+    lo, hi = t.data_ptr(), t.data_ptr() + t.numel() * t.element_size()
+    total, overlaps = 0, False
+    for line in open("/proc/self/smaps"):
+        head = line.split()[0]
+        if "-" in head and ":" not in head:
+            a, b = (int(v, 16) for v in head.split("-"))
+            overlaps = a < hi and lo < b
+        elif overlaps and head == "AnonHugePages:":
+            total += int(line.split()[1])
+    return total
+
+gen = torch.Generator().manual_seed(3)
+x = torch.randn(8, 64, 64, 64, generator=gen)
+xb = torch.randn(8, 64, 128, 128, generator=gen, requires_grad=True)
+kb = dict(size=(64, 64), mode="bilinear", align_corners=False)
+g = torch.randn(8, 64, 64, 64, generator=gen)
+runs = {
+    "output": (lambda f: f(x, scale_factor=2, mode="nearest")),
+    "gradient": (lambda f: torch.autograd.grad(f(xb, **kb), xb, g)[0]),
+}
+report = {}
+for name, run in runs.items():
+    ys = {}
+    for huge in (True, False):
+        with huge_pages(huge):
+            ys[huge] = run(resize_ad.interpolate)  # both kept alive: two fresh blocks
+    ref = run(F.interpolate)
+    report[name] = dict(
+        bytes=ys[True].numel() * ys[True].element_size(),
+        on_kb=anon_huge_kb(ys[True]), off_kb=anon_huge_kb(ys[False]),
+        equal=bool(torch.equal(ys[True], ys[False])),
+        diff=float((ys[True] - ref).abs().max()))
+print(json.dumps(report))
+"""
+
+
+def test_fresh_results_get_huge_pages():
+    import json
+    import subprocess
+    import sys
+    if _thp_mode() != "madvise":
+        pytest.skip(f"transparent huge pages are {_thp_mode()!r} here, not left to madvise")
+    out = subprocess.run([sys.executable, "-c", _HUGE_PAGES_CHILD], capture_output=True, text=True, check=True)
+    report = json.loads(out.stdout)
+    for name, r in report.items():
+        assert r["bytes"] >= 32 << 20, name
+        whole_kb = (r["bytes"] - (2 << 20)) // (2 << 20) * 2048
+        assert r["on_kb"] >= whole_kb, f"{name}: {r['on_kb']} kB of huge pages, {whole_kb} kB expected"
+        assert r["off_kb"] == 0, f"{name}: {r['off_kb']} kB of huge pages with the seam off"
+        assert r["equal"], name
+        assert r["diff"] <= 1e-6, (name, r["diff"])
 
 
 # Nearest rows gathered through the load plan (line_sweep.h copy_line): blocks of eight outputs
