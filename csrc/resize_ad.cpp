@@ -1,6 +1,6 @@
 // Op schemas, module init, a lean Python entry point, and the Python view of the capability
-// table and of the test seams (executor, huge pages). The kernels live in cpu/ and cuda/; nothing here
-// computes.
+// table and of the test seams (executor, huge pages). The kernels live in cpu/ and cuda/;
+// nothing here computes.
 #include <Python.h>
 #include <ATen/core/LegacyTypeDispatch.h>
 #include <ATen/core/dispatch/Dispatcher.h>

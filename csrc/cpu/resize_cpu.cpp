@@ -295,12 +295,11 @@ bool advise_huge_pages(void* p, size_t n) {
     buf[got] = 0;
     return std::strstr(buf, "[always]") ? 2 : std::strstr(buf, "[madvise]") ? 1 : 0;
   }();
+  if (mode != 1) return mode == 2;
   constexpr uintptr_t huge = uintptr_t{2} << 20;
-  if (mode == 0 || n < 2 * huge) return false;
-  if (mode == 2) return true;
   const uintptr_t a = (reinterpret_cast<uintptr_t>(p) + huge - 1) / huge * huge;
   const uintptr_t e = (reinterpret_cast<uintptr_t>(p) + n) / huge * huge;
-  return madvise(reinterpret_cast<void*>(a), e - a, MADV_HUGEPAGE) == 0;
+  return e > a && madvise(reinterpret_cast<void*>(a), e - a, MADV_HUGEPAGE) == 0;
 #else
   (void)p, (void)n;
   return false;
