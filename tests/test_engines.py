@@ -499,3 +499,40 @@ def test_nearest_load_plan_rows(mode, w, ratio):
     with executor("line_sweep"):
         y = ours(x, size=(4, ow), mode=mode)
     assert torch.equal(y, native(x, size=(4, ow), mode=mode))
+
+
+# Gather lines with many short rows (align_corners landing on inputs, transposed tables) pad
+# them with taps that read a zero slot past the line; the float load plan leaves those taps
+# out of its loads and reads them as 0. With inf and NaN in many columns, a padding tap that
+# read a line value would put NaN where the product gather (no padding taps) has none.
+ZERO_SLOT = [
+    ((1, 3, 9, 47), dict(mode="bilinear", size=(17, 93), align_corners=True)),
+    ((1, 3, 9, 47), dict(mode="bicubic", size=(17, 93), align_corners=True)),
+    ((1, 3, 9, 47), dict(mode="bicubic", size=(17, 93), align_corners=True, antialias=True)),
+    ((1, 3, 9, 91), dict(mode="bilinear", size=(17, 46), align_corners=True)),
+    ((1, 3, 9, 64), dict(mode="bilinear", size=(17, 150))),
+    ((3, 4, 1000), dict(mode="linear", size=(333,), align_corners=True)),
+]
+
+
+@pytest.mark.parametrize("shape,kw", ZERO_SLOT, ids=lambda v: str(v))
+def test_load_plan_zero_slot(shape, kw):
+    x = torch.rand(shape, generator=torch.Generator().manual_seed(0))
+    x[..., 0, ::5] = float("inf")
+    x[..., 1, 2::7] = float("-inf")
+    x[..., 2, 3::9] = float("nan")
+    g = torch.rand(native(x, **kw).shape, generator=torch.Generator().manual_seed(1))
+    g[..., 0, 1::5] = float("inf")
+    g[..., 1, ::6] = float("nan")
+    res = {}
+    for name in ("line_sweep", "product_gather"):
+        with executor(name):
+            xd = x.clone().requires_grad_()
+            y = ours(xd, **kw)
+            (gx,) = torch.autograd.grad(y, xd, g)
+            res[name] = (y.detach(), gx)
+    for a, b in zip(res["line_sweep"], res["product_gather"]):
+        assert torch.equal(a.isnan(), b.isnan()) and torch.equal(a.isinf(), b.isinf())
+        fin = b.isfinite()
+        torch.testing.assert_close(a[fin], b[fin], rtol=1e-5, atol=1e-6)
+    assert (~res["line_sweep"][0].isfinite() <= ~native(x, **kw).isfinite()).all()

@@ -131,14 +131,36 @@ inline __m256 load_pick(const float* p, __m256i rel) {
   return pick<NL>(v, rel);
 }
 
+// pick, and 0 in the lanes whose rel is past the loads (kPadRel: the zero slot's padding taps),
+// where PAD: a padding tap adds weight 0 times 0, as the gather from the zero slot does.
+template <int NL, bool PAD>
+inline __m256 pick_padded(const __m256* v, __m256i rel) {
+  const __m256 r = pick<NL>(v, rel);
+  if constexpr (!PAD) return r;
+  const __m256 past = _mm256_castsi256_ps(_mm256_cmpgt_epi32(rel, _mm256_set1_epi32(8 * NL - 1)));
+  return _mm256_andnot_ps(past, r);
+}
+
 // Eight outputs from their taps' NL loads: the sum of gather_line, in its order.
-template <int KT, int NL>
+template <int KT, int NL, bool PAD>
 inline __m256 picked_sum(const float* row, int32_t base, const __m256i* rel, const float* wt, int64_t n) {
   __m256 v[NL];
   for (int l = 0; l < NL; ++l) v[l] = _mm256_loadu_ps(row + base + 8 * l);
-  __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt), pick<NL>(v, rel[0]));
-  for (int j = 1; j < KT; ++j) acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + j * n), pick<NL>(v, rel[j]), acc);
+  __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt), pick_padded<NL, PAD>(v, rel[0]));
+  for (int j = 1; j < KT; ++j)
+    acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + j * n), pick_padded<NL, PAD>(v, rel[j]), acc);
   return acc;
+}
+
+// The eight outputs of planned block b (NL = L.blk_loads[b] loads).
+template <int KT, bool PAD>
+inline __m256 planned_sum(const float* row, const Line<float>& L, int64_t b, int nl, const float* wt) {
+  __m256i rel[KT];
+  plan_rel<KT>(L, b, rel);
+  const int32_t base = L.blk_pos[b];
+  return nl == 1   ? picked_sum<KT, 1, PAD>(row, base, rel, wt, L.out)
+         : nl == 2 ? picked_sum<KT, 2, PAD>(row, base, rel, wt, L.out)
+                   : picked_sum<KT, 4, PAD>(row, base, rel, wt, L.out);
 }
 #endif
 
@@ -166,12 +188,8 @@ void gather_line(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1,
         const int64_t b = o / 8;
         const int nl = L.blk_loads[b];  // planned for every float line of at most four taps
         if (nl != 0) {
-          __m256i rel[KT];
-          plan_rel<KT>(L, b, rel);
-          const int32_t base = L.blk_pos[b];
-          _mm256_storeu_ps(out + o, nl == 1   ? picked_sum<KT, 1>(row, base, rel, wt + o, n)
-                                    : nl == 2 ? picked_sum<KT, 2>(row, base, rel, wt + o, n)
-                                              : picked_sum<KT, 4>(row, base, rel, wt + o, n));
+          _mm256_storeu_ps(out + o, L.zero_slot ? planned_sum<KT, true>(row, L, b, nl, wt + o)
+                                                : planned_sum<KT, false>(row, L, b, nl, wt + o));
           continue;
         }
       }
@@ -288,7 +306,7 @@ void copy_line(const S* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* ou
     float* d = reinterpret_cast<float*>(out);
     if (L.step == 3) o = pixel_copy<3>(r, L, o, o1, d);
     if (L.step == 4) o = pixel_copy<4>(r, L, o, o1, d);
-    if (!L.blk_loads.empty()) {  // the load plan's blocks (as in gather_line)
+    if (!L.blk_loads.empty() && !L.zero_slot) {  // the load plan's blocks (as in gather_line)
       for (; o < o1 && o % 8 != 0; ++o) d[o] = r[idx[o]];
       for (; o + 8 <= o1; o += 8) {
         const int64_t b = o / 8;

@@ -43,6 +43,10 @@
 namespace resize_ad {
 namespace {
 
+// Line::blk_rel of a padding tap that reads the zero slot: past every load (8 * 4 floats), so
+// pick_padded reads it as 0.
+constexpr uint8_t kPadRel = 255;
+
 // One axis table, prepared for the kernels in the accumulation type. Built once per table and
 // use (line_for), then shared: immutable.
 template <typename acc_t>
@@ -72,8 +76,9 @@ struct Line {
   // The vector gather's load plan (float gather form, K <= 4; line_sweep.h gather_line), per
   // block of eight rows o = 8 b .. 8 b + 7: when their taps all lie in blk_loads[b] (1, 2 or 4)
   // eight-float loads from position blk_pos[b], inside the line, tap j of row 8 b + i is at
-  // blk_pos[b] + blk_rel[(b * K + j) * 8 + i]; blk_loads[b] == 0: they do not (downscales by
-  // more than four, lines shorter than the loads, the zero slot), and the block gathers.
+  // blk_pos[b] + blk_rel[(b * K + j) * 8 + i], or is a padding tap of the zero slot where
+  // blk_rel is kPadRel (its value is 0); blk_loads[b] == 0: they do not (downscales by more
+  // than four, lines shorter than the loads), and the block gathers.
   std::vector<int32_t> blk_pos;
   std::vector<uint8_t> blk_loads, blk_rel;
   // Folded gather lines of 3 or 4 channels (line_sweep.h pixel_pairs): the pixels before
@@ -82,10 +87,12 @@ struct Line {
 };
 
 // The load plan of a gather line (Line::blk_pos, blk_loads, blk_rel): per block, the loads
-// start at its lowest tap, or earlier where they would pass the line's end.
+// start at its lowest tap, or earlier where they would pass the line's end. The zero slot's
+// padding taps are left out of the span and marked kPadRel.
 template <typename acc_t>
 void plan_loads(Line<acc_t>& L) {
   const int64_t nb = L.out / 8, K = L.K;
+  const int64_t pad = L.zero_slot ? L.in : -1;
   L.blk_pos.assign(nb, 0);
   L.blk_loads.assign(nb, 0);
   L.blk_rel.assign(nb * K * 8, 0);
@@ -94,19 +101,23 @@ void plan_loads(Line<acc_t>& L) {
     for (int64_t j = 0; j < K; ++j) {
       for (int64_t i = 0; i < 8; ++i) {
         const int64_t p = L.idx[j * L.out + 8 * b + i];
+        if (p == pad) continue;
         lo = std::min(lo, p);
         hi = std::max(hi, p);
       }
     }
+    if (lo > hi) lo = hi = 0;  // padding only: any loads inside the line
     const int64_t span = hi - lo;
     const int nl = span < 8 ? 1 : span < 16 ? 2 : span < 32 ? 4 : 0;
     const int64_t base = std::min(lo, L.in - 8 * nl);
-    if (nl == 0 || base < 0 || hi - base >= 8 * nl) continue;  // hi == in: the zero slot
+    if (nl == 0 || base < 0 || hi - base >= 8 * nl) continue;
     L.blk_pos[b] = static_cast<int32_t>(base);
     L.blk_loads[b] = static_cast<uint8_t>(nl);
     for (int64_t j = 0; j < K; ++j) {
-      for (int64_t i = 0; i < 8; ++i)
-        L.blk_rel[(b * K + j) * 8 + i] = static_cast<uint8_t>(L.idx[j * L.out + 8 * b + i] - base);
+      for (int64_t i = 0; i < 8; ++i) {
+        const int64_t p = L.idx[j * L.out + 8 * b + i];
+        L.blk_rel[(b * K + j) * 8 + i] = p == pad ? kPadRel : static_cast<uint8_t>(p - base);
+      }
     }
   }
 }
