@@ -536,3 +536,47 @@ def test_load_plan_zero_slot(shape, kw):
         fin = b.isfinite()
         torch.testing.assert_close(a[fin], b[fin], rtol=1e-5, atol=1e-6)
     assert (~res["line_sweep"][0].isfinite() <= ~native(x, **kw).isfinite()).all()
+
+
+# Short lines of the contiguous axis, which a one-axis sweep joins into one line (make_sweep
+# join_lines): forward and backward (ragged transposed tables, the zero slot), copies, the load
+# plan's gathers, wide windows; line counts that some join divides and prime ones no join does.
+JOINED = [
+    ((2, 6, 7), dict(mode="linear", size=(14,))),
+    ((3, 5, 33), dict(mode="linear", size=(65,), align_corners=True)),
+    ((4, 4, 12), dict(mode="linear", size=(5,))),
+    ((2, 8, 30), dict(mode="linear", size=(7,), antialias=True)),
+    ((1, 7, 19), dict(mode="nearest", size=(40,))),
+    ((2, 6, 17), dict(mode="nearest-exact", size=(6,))),
+    ((6, 8, 14), dict(mode="area", size=(7,))),
+    ((2, 4, 16), dict(mode="cubic", size=(37,))),
+    ((2, 4, 16), dict(mode="lanczos", size=(9,), antialias=True)),
+    ((2, 3, 9, 11), dict(mode="bilinear", size=(20, 23))),
+    ((4, 8, 16, 16), dict(mode="bicubic", scale_factor=2)),
+    ((13, 1, 14, 14), dict(mode="area", size=(7, 7))),
+]
+
+
+@pytest.mark.parametrize("shape,kw", JOINED, ids=lambda v: str(v))
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
+def test_joined_lines_equal_single_lines(shape, kw, dtype):
+    """Joined lines compute every output as its line alone does (each line or plane resized by
+    itself), to the bit; and match native."""
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(3)).to(dtype)
+    g = torch.randn(ours(x, **kw).shape, generator=torch.Generator().manual_seed(4)).to(dtype)
+    for name in ("separable", "line_sweep"):
+        with executor(name):
+            xd = x.clone().requires_grad_()
+            y = ours(xd, **kw)
+            (gx,) = torch.autograd.grad(y, xd, g)
+            for i in range(shape[0]):
+                for c in range(shape[1]):
+                    xi = x[i : i + 1, c : c + 1].clone().requires_grad_()
+                    yi = ours(xi, **kw)
+                    (gi,) = torch.autograd.grad(yi, xi, g[i : i + 1, c : c + 1])
+                    # (a plane: its rows joined by their own count, or not at all)
+                    assert torch.equal(y[i, c], yi[0, 0]) and torch.equal(gx[i, c], gi[0, 0])
+    if kw["mode"] in ("linear", "nearest", "nearest-exact", "area", "bilinear", "bicubic") and \
+            not (kw.get("antialias") and len(shape) == 3):
+        ref = native(x.float(), **kw).to(dtype) if dtype == torch.bfloat16 else native(x, **kw)
+        assert_close(y, ref, dtype)

@@ -71,6 +71,9 @@ struct DeviceKernels {
   // The device builds its tables itself from table_specs() (AxisTable::spec) instead of taking
   // the host's cached rows (fixed-point tables: with the precision of the host's).
   bool device_tables = false;
+  // The device's passes join consecutive lines of the contiguous axis shorter than this many
+  // outputs into one (0: they do not); the cost model then prefers them on such lines.
+  int64_t pass_join_outputs = 0;
 };
 
 struct Plan {

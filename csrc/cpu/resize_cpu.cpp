@@ -20,6 +20,7 @@
 
 #include "isa.h"
 
+
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -60,6 +61,9 @@ struct Line {
   // Tap j of row o reads position start[o] + j * step. step > 1: a last axis folded with its
   // `step` contiguous channels into one line (make_sweep), channel c of position p at p * step + c.
   int64_t step = 1;
+  // joined > 1: `joined` consecutive lines of the table's axis as one line (make_sweep), line r's
+  // row o at r * out / joined + o, reading positions r * in / joined + the table's.
+  int64_t joined = 1;
   int64_t lo = 0, hi = 0;          // input positions read by all rows: [lo, hi)
   std::vector<uint8_t> same_prev;  // leading axes: row o has exactly the taps of row o - 1
   // Gather form (last axis, inner == 1): tap j of row o reads position idx[j * out + o] with
@@ -124,25 +128,30 @@ void plan_loads(Line<acc_t>& L) {
 
 // fold > 1 (a gather form only): the line of the table's axis with its `fold` contiguous
 // channels, in * fold positions long, each row repeated per channel with tap stride fold.
+// join > 1: `join` consecutive such lines as one, in * fold * join positions long.
 template <typename acc_t>
-std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, bool gather, int64_t fold) {
+std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, bool gather, int64_t fold,
+                                              int64_t join) {
   auto line = std::make_shared<Line<acc_t>>();
   Line<acc_t>& L = *line;
-  L.in = t.in_size * fold;
-  L.out = t.out_size * fold;
+  L.in = t.in_size * fold * join;
+  L.out = t.out_size * fold * join;
   L.K = t.K;
   L.step = fold;
+  L.joined = join;
   L.identity = t.identity;
   L.unit = t.unit;
   L.start.resize(L.out);
   L.len.resize(L.out);
   L.w.resize(L.out * L.K);
-  for (int64_t o = 0; o < t.out_size; ++o) {
-    for (int64_t c = 0; c < fold; ++c) {
-      const int64_t r = o * fold + c;
-      L.start[r] = t.start[o] * fold + c;
-      L.len[r] = t.len[o];
-      for (int64_t j = 0; j < L.K; ++j) L.w[r * L.K + j] = static_cast<acc_t>(t.w[o * t.K + j]);
+  for (int64_t q = 0; q < join; ++q) {
+    for (int64_t o = 0; o < t.out_size; ++o) {
+      for (int64_t c = 0; c < fold; ++c) {
+        const int64_t r = (q * t.out_size + o) * fold + c;
+        L.start[r] = (q * t.in_size + t.start[o]) * fold + c;
+        L.len[r] = t.len[o];
+        for (int64_t j = 0; j < L.K; ++j) L.w[r * L.K + j] = static_cast<acc_t>(t.w[o * t.K + j]);
+      }
     }
   }
   L.lo = L.in;
@@ -154,6 +163,7 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
     L.hi = std::max(L.hi, L.start[o] + (L.len[o] - 1) * L.step + 1);
   }
   if (lead) {
+    TORCH_INTERNAL_ASSERT(join == 1, "resize_ad: a leading axis' line is never joined");
     L.same_prev.assign(L.out, 0);
     for (int64_t o = 1; o < L.out; ++o) {
       bool same = t.start[o] == t.start[o - 1] && t.len[o] == t.len[o - 1];
@@ -197,23 +207,23 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
 struct LineKey {
   uint64_t id;
   bool lead, gather;
-  int64_t fold;
+  int64_t fold, join;
   bool operator==(const LineKey& o) const {
-    return id == o.id && lead == o.lead && gather == o.gather && fold == o.fold;
+    return id == o.id && lead == o.lead && gather == o.gather && fold == o.fold && join == o.join;
   }
 };
 
 template <typename acc_t>
 std::shared_ptr<const Line<acc_t>> line_for(const AxisTable& t, bool lead, bool gather,
-                                            int64_t fold = 1) {
+                                            int64_t fold = 1, int64_t join = 1) {
   // Leaked: usable during static destruction.
   static auto* cache = new LruCache<LineKey, Line<acc_t>>(64, size_t{256} << 20);
   auto bytes = [](const Line<acc_t>& L) {
     return (L.start.size() + L.len.size()) * sizeof(int64_t) + (L.w.size() + L.wt.size()) * sizeof(acc_t) +
            (L.idx.size() + L.blk_pos.size()) * sizeof(int32_t) + L.blk_loads.size() + L.blk_rel.size();
   };
-  return cache->get(LineKey{t.id, lead, gather, fold},
-                    [&] { return build_line<acc_t>(t, lead, gather, fold); }, bytes);
+  return cache->get(LineKey{t.id, lead, gather, fold, join},
+                    [&] { return build_line<acc_t>(t, lead, gather, fold, join); }, bytes);
 }
 
 template <typename acc_t>
@@ -325,6 +335,22 @@ constexpr int64_t kRingSlots = 16;
 constexpr size_t kRingBytes = size_t{256} << 10;
 constexpr int64_t kRingLongLine = 512;  // output elements per line (make_sweep)
 
+// A sweep of one axis along the contiguous axis (the separable passes' last pass, 1-D resizes)
+// joins lines of at most half this many outputs into lines of at most this many (make_sweep,
+// join_lines). Measured 1.3x-4x faster on NCHW planes of 7 x 7 to 32 x 32 (area, bilinear,
+// bicubic, nearest, antialias; 1 thread), 1.1x on 64 x 64 planes; joined to 512 outputs,
+// 1.0x-1.2x faster than to 256.
+constexpr int64_t kJoinOutputs = 512;
+
+// How many of `lines` consecutive lines of table t to join into one (1: none): the most that
+// keep the joined line under kJoinOutputs outputs and divide `lines` evenly.
+int64_t join_lines(int64_t lines, const AxisTable& t) {
+  if (t.out_size * 2 > kJoinOutputs) return 1;
+  for (int64_t j = kJoinOutputs / t.out_size; j > 1; --j)
+    if (lines % j == 0) return j;
+  return 1;
+}
+
 template <typename acc_t>
 Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const AxisTable*>& tabs) {
   Sweep<acc_t> P;
@@ -344,7 +370,12 @@ Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const Ax
   // the channels per output position.
   const int64_t fold = inner > 1 && inner < kFoldChannels && !last.identity ? inner : 1;
   P.inner = inner / fold;
-  P.last = line_for<acc_t>(last, /*lead=*/false, /*gather=*/P.inner == 1 && !last.identity, fold);
+  // Short lines of one axis alone (the separable passes' last axis): join consecutive lines,
+  // which are consecutive in memory, into one, so that the vector blocks run across them instead
+  // of a scalar tail and a call per short line.
+  const int64_t join = k == 1 && P.inner == 1 && !last.identity ? join_lines(outer, last) : 1;
+  P.rows /= join;
+  P.last = line_for<acc_t>(last, /*lead=*/false, /*gather=*/P.inner == 1 && !last.identity, fold, join);
   const Line<acc_t>& L = *P.last;
 
   // Work per line (multiply-adds), then enough items for every thread to get several.
@@ -523,6 +554,7 @@ const DeviceKernels& cpu_kernels() {
     d.product_gather = product_gather_cpu;
     d.gather_max_taps = 0;
     d.native_fma = native_cpu_kernels_fma();
+    d.pass_join_outputs = kJoinOutputs;
     return d;
   }();
   return k;
