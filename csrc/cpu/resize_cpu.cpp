@@ -20,7 +20,6 @@
 
 #include "isa.h"
 
-
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -61,9 +60,6 @@ struct Line {
   // Tap j of row o reads position start[o] + j * step. step > 1: a last axis folded with its
   // `step` contiguous channels into one line (make_sweep), channel c of position p at p * step + c.
   int64_t step = 1;
-  // joined > 1: `joined` consecutive lines of the table's axis as one line (make_sweep), line r's
-  // row o at r * out / joined + o, reading positions r * in / joined + the table's.
-  int64_t joined = 1;
   int64_t lo = 0, hi = 0;          // input positions read by all rows: [lo, hi)
   std::vector<uint8_t> same_prev;  // leading axes: row o has exactly the taps of row o - 1
   // Gather form (last axis, inner == 1): tap j of row o reads position idx[j * out + o] with
@@ -128,7 +124,8 @@ void plan_loads(Line<acc_t>& L) {
 
 // fold > 1 (a gather form only): the line of the table's axis with its `fold` contiguous
 // channels, in * fold positions long, each row repeated per channel with tap stride fold.
-// join > 1: `join` consecutive such lines as one, in * fold * join positions long.
+// join > 1: `join` consecutive such lines as one (make_sweep), in * fold * join positions long:
+// line q's rows follow line q - 1's, reading positions q * in * fold on.
 template <typename acc_t>
 std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, bool gather, int64_t fold,
                                               int64_t join) {
@@ -138,7 +135,6 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
   L.out = t.out_size * fold * join;
   L.K = t.K;
   L.step = fold;
-  L.joined = join;
   L.identity = t.identity;
   L.unit = t.unit;
   L.start.resize(L.out);
@@ -343,7 +339,7 @@ constexpr int64_t kRingLongLine = 512;  // output elements per line (make_sweep)
 constexpr int64_t kJoinOutputs = 512;
 
 // How many of `lines` consecutive lines of table t to join into one (1: none): the most that
-// keep the joined line under kJoinOutputs outputs and divide `lines` evenly.
+// keep the joined line at most kJoinOutputs outputs long and divide `lines` evenly.
 int64_t join_lines(int64_t lines, const AxisTable& t) {
   if (t.out_size * 2 > kJoinOutputs) return 1;
   for (int64_t j = kJoinOutputs / t.out_size; j > 1; --j)
