@@ -513,9 +513,18 @@ ZERO_SLOT = [
     ((1, 3, 9, 64), dict(mode="bilinear", size=(17, 150))),
     ((3, 4, 1000), dict(mode="linear", size=(333,), align_corners=True)),
 ]
+# Load plans of five to sixteen taps (antialiased downscales by less than four), with and
+# without a zero slot.
+WIDE_PLAN = [
+    ((1, 3, 9, 512), dict(mode="bilinear", size=(17, 224), antialias=True)),
+    ((1, 3, 9, 512), dict(mode="bicubic", size=(17, 224), antialias=True)),
+    ((1, 3, 9, 512), dict(mode="bicubic", size=(17, 224), antialias=True, align_corners=True)),
+    ((1, 3, 9, 301), dict(mode="bicubic", size=(17, 97), antialias=True)),
+    ((1, 3, 9, 700), dict(mode="bilinear", size=(9, 233), antialias=True)),
+]
 
 
-@pytest.mark.parametrize("shape,kw", ZERO_SLOT, ids=lambda v: str(v))
+@pytest.mark.parametrize("shape,kw", ZERO_SLOT + WIDE_PLAN, ids=lambda v: str(v))
 def test_load_plan_zero_slot(shape, kw):
     x = torch.rand(shape, generator=torch.Generator().manual_seed(0))
     x[..., 0, ::5] = float("inf")

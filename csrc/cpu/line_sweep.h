@@ -152,6 +152,32 @@ inline __m256 picked_sum(const float* row, int32_t base, const __m256i* rel, con
   return acc;
 }
 
+// Eight outputs from their taps' NL loads, for a number of taps K known at run time: the sum of
+// gather_line, in its order.
+template <int NL, bool PAD>
+inline __m256 picked_sum_k(const float* row, int32_t base, const uint8_t* r, const float* wt, int64_t n,
+                           int64_t K) {
+  __m256 v[NL];
+  for (int l = 0; l < NL; ++l) v[l] = _mm256_loadu_ps(row + base + 8 * l);
+  auto rel = [&](int64_t j) {
+    return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r + j * 8)));
+  };
+  __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt), pick_padded<NL, PAD>(v, rel(0)));
+  for (int64_t j = 1; j < K; ++j)
+    acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + j * n), pick_padded<NL, PAD>(v, rel(j)), acc);
+  return acc;
+}
+
+// The eight outputs of planned block b of a line of K taps, K known at run time.
+template <bool PAD>
+inline __m256 planned_sum_k(const float* row, const Line<float>& L, int64_t b, int nl, const float* wt) {
+  const uint8_t* r = L.blk_rel.data() + b * L.K * 8;
+  const int32_t base = L.blk_pos[b];
+  return nl == 1   ? picked_sum_k<1, PAD>(row, base, r, wt, L.out, L.K)
+         : nl == 2 ? picked_sum_k<2, PAD>(row, base, r, wt, L.out, L.K)
+                   : picked_sum_k<4, PAD>(row, base, r, wt, L.out, L.K);
+}
+
 // The eight outputs of planned block b (NL = L.blk_loads[b] loads).
 template <int KT, bool PAD>
 inline __m256 planned_sum(const float* row, const Line<float>& L, int64_t b, int nl, const float* wt) {
@@ -190,6 +216,14 @@ void gather_line(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1,
         if (nl != 0) {
           _mm256_storeu_ps(out + o, L.zero_slot ? planned_sum<KT, true>(row, L, b, nl, wt + o)
                                                 : planned_sum<KT, false>(row, L, b, nl, wt + o));
+          continue;
+        }
+      } else if (!L.blk_loads.empty()) {  // more taps, planned up to kPlanTaps
+        const int64_t b = o / 8;
+        const int nl = L.blk_loads[b];
+        if (nl != 0) {
+          _mm256_storeu_ps(out + o, L.zero_slot ? planned_sum_k<true>(row, L, b, nl, wt + o)
+                                                : planned_sum_k<false>(row, L, b, nl, wt + o));
           continue;
         }
       }

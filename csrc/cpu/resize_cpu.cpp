@@ -20,6 +20,7 @@
 
 #include "isa.h"
 
+
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -73,8 +74,9 @@ struct Line {
   std::vector<acc_t> wt;
   std::vector<int64_t> ragged;
   bool zero_slot = false;
-  // The vector gather's load plan (float gather form, K <= 4; line_sweep.h gather_line), per
-  // block of eight rows o = 8 b .. 8 b + 7: when their taps all lie in blk_loads[b] (1, 2 or 4)
+  // The vector gather's load plan (float gather form, K <= kPlanTaps; line_sweep.h
+  // gather_line), per block of eight rows o = 8 b .. 8 b + 7: when their taps all lie in
+  // blk_loads[b] (1, 2 or 4)
   // eight-float loads from position blk_pos[b], inside the line, tap j of row 8 b + i is at
   // blk_pos[b] + blk_rel[(b * K + j) * 8 + i], or is a padding tap of the zero slot where
   // blk_rel is kPadRel (its value is 0); blk_loads[b] == 0: they do not (downscales by more
@@ -85,6 +87,11 @@ struct Line {
   // output pairs_end all have every tap's 128-bit load (4 floats from idx) inside the line.
   int64_t pairs_end = 0;
 };
+
+// Float gather lines of at most this many taps get a load plan (plan_loads): with five to
+// sixteen taps (antialiased downscales by less than four) measured 1.2x-1.5x faster forward and
+// forward+backward than gathers, 1 and 2 threads (bilinear, bicubic and lanczos 512 -> 224).
+constexpr int64_t kPlanTaps = 16;
 
 // The load plan of a gather line (Line::blk_pos, blk_loads, blk_rel): per block, the loads
 // start at its lowest tap, or earlier where they would pass the line's end. The zero slot's
@@ -186,7 +193,7 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
         L.wt[j * L.out + o] = j < n ? L.w[o * L.K + j] : acc_t(0);
       }
     }
-    if (std::is_same_v<acc_t, float> && L.K <= 4) plan_loads(L);
+    if (std::is_same_v<acc_t, float> && L.K <= kPlanTaps) plan_loads(L);
     if (L.step == 3 || L.step == 4) {
       for (; L.pairs_end < L.out; L.pairs_end += L.step) {
         bool inside = true;
