@@ -547,6 +547,47 @@ def test_load_plan_zero_slot(shape, kw):
     assert (~res["line_sweep"][0].isfinite() <= ~native(x, **kw).isfinite()).all()
 
 
+# Zero-slot lines read in place: where the leading axes take one input line as it is (an
+# unchanged height, a 1-D resize), the line sweep reads the input line itself, which has no zero
+# slot past its end; its padding taps must read 0 without a load. The element after each line
+# (the next row's first, or its first pixel) is inf or NaN here, so a padding tap that loaded it
+# would put NaN where the product gather (no padding taps) has a number. Bilinear 800 -> 224
+# trims a zero tap from every seventh row: enough ragged rows for the zero slot; 1000 -> 120
+# from every third, with taps too far apart for the load plan (gathers).
+IN_PLACE = [
+    ((2, 3, 5, 800), dict(mode="bilinear", size=(5, 224)), False),
+    ((1, 4, 5, 800), dict(mode="bilinear", size=(5, 224)), True),
+    ((1, 3, 5, 800), dict(mode="bilinear", size=(5, 224)), True),
+    ((1, 3, 4, 47), dict(mode="bicubic", size=(4, 93), align_corners=True), True),
+    ((3, 4, 1000), dict(mode="linear", size=(333,), align_corners=True), False),
+    ((2, 5, 800), dict(mode="linear", size=(224,)), False),
+    ((2, 5, 1000), dict(mode="linear", size=(120,)), False),  # every third row; taps gathered
+    ((1, 3, 4, 1000), dict(mode="bilinear", size=(4, 120)), False),
+]
+
+
+@pytest.mark.parametrize("shape,kw,cl", IN_PLACE, ids=lambda v: str(v))
+def test_zero_slot_read_in_place(shape, kw, cl):
+    x = torch.rand(shape, generator=torch.Generator().manual_seed(0))
+    x[..., 0] = float("inf")
+    x[..., 1::2, 0] = float("nan") if x.dim() > 3 else float("inf")
+    if cl:
+        x = x.contiguous(memory_format=torch.channels_last)
+    g = torch.rand(native(x, **kw).shape, generator=torch.Generator().manual_seed(1))
+    g[..., 0] = float("nan")
+    res = {}
+    for name in ("line_sweep", "product_gather"):
+        with executor(name):
+            xd = x.clone().requires_grad_()
+            y = ours(xd, **kw)
+            (gx,) = torch.autograd.grad(y, xd, g)
+            res[name] = (y.detach(), gx)
+    for a, b in zip(res["line_sweep"], res["product_gather"]):
+        assert torch.equal(a.isnan(), b.isnan()) and torch.equal(a.isinf(), b.isinf())
+        fin = b.isfinite()
+        torch.testing.assert_close(a[fin], b[fin], rtol=1e-5, atol=1e-6)
+
+
 # Short lines of the contiguous axis, which a one-axis sweep joins into one line (make_sweep
 # join_lines): forward and backward (ragged transposed tables, the zero slot), copies, the load
 # plan's gathers, wide windows; line counts that some join divides and prime ones no join does.

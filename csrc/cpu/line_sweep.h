@@ -170,25 +170,36 @@ inline __m256 picked_sum_k(const float* row, int32_t base, const uint8_t* r, con
   return acc;
 }
 
-// The eight outputs of planned block b of a line of K taps, K known at run time.
-template <bool PAD>
-inline __m256 planned_sum_k(const float* row, const Line<float>& L, int64_t b, int nl, const float* wt) {
-  const uint8_t* r = L.blk_rel.data() + b * L.K * 8;
-  const int32_t base = L.blk_pos[b];
-  return nl == 1   ? picked_sum_k<1, PAD>(row, base, r, wt, L.out, L.K)
-         : nl == 2 ? picked_sum_k<2, PAD>(row, base, r, wt, L.out, L.K)
-                   : picked_sum_k<4, PAD>(row, base, r, wt, L.out, L.K);
+// Planned blocks [b0, b1) of a line, all of NL loads (Line::blk_loads), outputs 8 b0 .. 8 b1:
+// one loop per load count, so that nothing but the block's own loads and permutes runs per
+// block. KT > 0 fixes the number of taps at compile time; KT == 0 reads K.
+template <int KT, int NL, bool PAD>
+inline void planned_run(const float* row, const int32_t* __restrict pos, const uint8_t* __restrict rels,
+                        const float* __restrict wt, int64_t n, int64_t K, int64_t b0, int64_t b1,
+                        float* out) {
+  for (int64_t b = b0; b < b1; ++b) {
+    const uint8_t* r = rels + b * K * 8;
+    const float* w = wt + 8 * b;
+    if constexpr (KT > 0) {
+      __m256i rel[KT];
+      for (int j = 0; j < KT; ++j)
+        rel[j] = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r + j * 8)));
+      _mm256_storeu_ps(out + 8 * b, picked_sum<KT, NL, PAD>(row, pos[b], rel, w, n));
+    } else {
+      _mm256_storeu_ps(out + 8 * b, picked_sum_k<NL, PAD>(row, pos[b], r, w, n, K));
+    }
+  }
 }
 
-// The eight outputs of planned block b (NL = L.blk_loads[b] loads).
 template <int KT, bool PAD>
-inline __m256 planned_sum(const float* row, const Line<float>& L, int64_t b, int nl, const float* wt) {
-  __m256i rel[KT];
-  plan_rel<KT>(L, b, rel);
-  const int32_t base = L.blk_pos[b];
-  return nl == 1   ? picked_sum<KT, 1, PAD>(row, base, rel, wt, L.out)
-         : nl == 2 ? picked_sum<KT, 2, PAD>(row, base, rel, wt, L.out)
-                   : picked_sum<KT, 4, PAD>(row, base, rel, wt, L.out);
+inline void planned_blocks(const float* row, const Line<float>& L, int nl, int64_t b0, int64_t b1,
+                           float* out) {
+  const int32_t* pos = L.blk_pos.data();
+  const uint8_t* rels = L.blk_rel.data();
+  const float* wt = L.wt.data();
+  if (nl == 1) return planned_run<KT, 1, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
+  if (nl == 2) return planned_run<KT, 2, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
+  planned_run<KT, 4, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
 }
 #endif
 
@@ -202,42 +213,60 @@ void gather_line(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1,
   const int64_t K = KT > 0 ? KT : L.K, n = L.out;
   const int32_t* __restrict idx = L.idx.data();
   const acc_t* __restrict wt = L.wt.data();
+  // The zero slot's padding taps (position L.in) read as 0 without a load: the row may be the
+  // input line itself, which has no slot past its end.
+  const bool pad = L.zero_slot;
+  const int32_t slot = static_cast<int32_t>(L.in);
+  auto at = [&](int64_t q) {
+    const int32_t p = idx[q];
+    return pad && p == slot ? acc_t(0) : row[p];
+  };
   auto one = [&](int64_t o) {
-    acc_t acc = wt[o] * row[idx[o]];
-    for (int64_t j = 1; j < K; ++j) acc = madd(wt[j * n + o], row[idx[j * n + o]], acc);
+    acc_t acc = wt[o] * at(o);
+    for (int64_t j = 1; j < K; ++j) acc = madd(wt[j * n + o], at(j * n + o), acc);
     out[o] = static_cast<D>(acc);
   };
   int64_t o = o0;
 #if RESIZE_AD_AVX2
   if constexpr (std::is_same_v<acc_t, float> && std::is_same_v<D, float>) {
     for (; o < o1 && o % 8 != 0; ++o) one(o);
-    for (; o + 8 <= o1; o += 8) {
-      if constexpr (KT > 0) {
-        const int64_t b = o / 8;
-        const int nl = L.blk_loads[b];  // planned for every float line of at most four taps
-        if (nl != 0) {
-          _mm256_storeu_ps(out + o, L.zero_slot ? planned_sum<KT, true>(row, L, b, nl, wt + o)
-                                                : planned_sum<KT, false>(row, L, b, nl, wt + o));
-          continue;
-        }
-      } else if (!L.blk_loads.empty()) {  // more taps, planned up to kPlanTaps
-        const int64_t b = o / 8;
-        const int nl = L.blk_loads[b];
-        if (nl != 0) {
-          _mm256_storeu_ps(out + o, L.zero_slot ? planned_sum_k<true>(row, L, b, nl, wt + o)
-                                                : planned_sum_k<false>(row, L, b, nl, wt + o));
-          continue;
-        }
+    // Runs of whole blocks of one load count (Line::blk_loads; 0: gathers), each in its own loop.
+    const uint8_t* loads = L.blk_loads.empty() ? nullptr : L.blk_loads.data();
+    const int64_t bend = o1 / 8;
+    for (int64_t b = o / 8; b < bend;) {
+      const int nl = loads != nullptr ? loads[b] : 0;
+      int64_t e = b + 1;
+      if (loads != nullptr) {
+        while (e < bend && loads[e] == nl) ++e;
+      } else {
+        e = bend;
       }
-      __m256 acc = _mm256_mul_ps(
-          _mm256_loadu_ps(wt + o),
-          _mm256_i32gather_ps(row, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx + o)), 4));
-      for (int64_t j = 1; j < K; ++j) {
-        const __m256i ij = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx + j * n + o));
-        acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + j * n + o), _mm256_i32gather_ps(row, ij, 4), acc);
+      if (nl != 0) {
+        if (L.zero_slot) {
+          planned_blocks<KT, true>(row, L, nl, b, e, out);
+        } else {
+          planned_blocks<KT, false>(row, L, nl, b, e, out);
+        }
+        b = e;
+        continue;
       }
-      _mm256_storeu_ps(out + o, acc);
+      // Eight taps gathered; the zero slot's lanes masked off (0, as the slot holds).
+      auto gather = [&](const int32_t* q) {
+        const __m256i ij = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
+        if (!pad) return _mm256_i32gather_ps(row, ij, 4);
+        const __m256i live = _mm256_xor_si256(_mm256_cmpeq_epi32(ij, _mm256_set1_epi32(slot)),
+                                              _mm256_set1_epi32(-1));
+        return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), row, ij, _mm256_castsi256_ps(live), 4);
+      };
+      for (; b < e; ++b) {
+        const int64_t ob = 8 * b;
+        __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt + ob), gather(idx + ob));
+        for (int64_t j = 1; j < K; ++j)
+          acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + j * n + ob), gather(idx + j * n + ob), acc);
+        _mm256_storeu_ps(out + ob, acc);
+      }
     }
+    o = std::max(o, bend * 8);
   }
 #endif
   for (; o < o1; ++o) one(o);
@@ -255,6 +284,15 @@ int64_t pixel_pairs(const float* row, const Line<float>& L, int64_t o0, int64_t 
   const int64_t K = KT > 0 ? KT : L.K, n = L.out;
   const int32_t* __restrict idx = L.idx.data();
   const float* __restrict wt = L.wt.data();
+  // A pixel's tap at the zero slot (position L.in, a padding tap of the whole pixel) is 0,
+  // without a load: the row may be the input line itself.
+  const bool pad = L.zero_slot;
+  const int32_t slot = static_cast<int32_t>(L.in);
+  auto pixel = [&](int32_t p) {
+    if (!pad) return _mm_loadu_ps(row + p);
+    const bool zero = p == slot;
+    return _mm_and_ps(_mm_loadu_ps(row + (zero ? 0 : p)), _mm_castsi128_ps(_mm_set1_epi32(zero ? 0 : -1)));
+  };
   if (o0 % C != 0) return o0;  // a segment starting inside a pixel: left to the caller whole
   int64_t o = o0;
   // C = 3: the pair's six sums, packed; lanes 6 and 7 repeat lane 5 (overwritten next).
@@ -266,7 +304,7 @@ int64_t pixel_pairs(const float* row, const Line<float>& L, int64_t o0, int64_t 
   for (; o + 2 * C <= end; o += 2 * C) {
     __m256 acc = _mm256_setzero_ps();
     for (int64_t j = 0; j < K; ++j) {
-      const __m256 v = _mm256_set_m128(_mm_loadu_ps(row + idx[j * n + o + C]), _mm_loadu_ps(row + idx[j * n + o]));
+      const __m256 v = _mm256_set_m128(pixel(idx[j * n + o + C]), pixel(idx[j * n + o]));
       const __m256 w = C == 4 ? _mm256_loadu_ps(wt + j * n + o)
                               : _mm256_permutevar8x32_ps(_mm256_loadu_ps(wt + j * n + o), spread);
       acc = j == 0 ? _mm256_mul_ps(w, v) : _mm256_fmadd_ps(w, v, acc);
@@ -293,7 +331,7 @@ void gather_sweep(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1
   if constexpr (std::is_same_v<acc_t, float> && std::is_same_v<D, float>) {
     // RGBA lines, and RGB ones downscaling (measured 1.1x-1.5x; on RGB upscales the load
     // plan's permutes measured 1.05x-1.15x faster).
-    if ((L.step == 4 || (L.step == 3 && L.in >= L.out)) && L.K > 1 && !L.zero_slot) {
+    if ((L.step == 4 || (L.step == 3 && L.in >= L.out)) && L.K > 1) {
       auto pairs = [&](auto c) {
         constexpr int Cc = decltype(c)::value;
         switch (L.K) {
@@ -655,7 +693,7 @@ void sweep_segment(const Sweep<acc_t>& P, const src_t* src, dst_t* drow, int64_t
   const int64_t lo = P.seg_lo[sg], hi = P.seg_hi[sg];
   if (inner == 1) {
     const acc_t* row;
-    if (direct && std::is_same_v<src_t, acc_t> && !last.zero_slot) {
+    if (direct && std::is_same_v<src_t, acc_t>) {
       row = reinterpret_cast<const acc_t*>(src) + off[0];
     } else {
       if (hi > lo) blend(src + lo, off, tw, T, S.tmp + lo, hi - lo);

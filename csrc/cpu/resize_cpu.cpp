@@ -68,8 +68,9 @@ struct Line {
   // kept exact (no 0 * inf) one of two ways:
   // - few ragged rows: the padding reads a position the row reads anyway, and the rows (listed
   //   in `ragged`, in order) are recomputed exactly after the vector sweep;
-  // - many (transposed tables): the padding reads a zero slot at position `in`, past the line,
-  //   so the line is always read from the scratch copy, which has that slot (zero_slot).
+  // - many (transposed tables): the padding taps are at position `in`, past the line, the zero
+  //   slot (zero_slot): the kernels read them as 0 without a load (masked), so that the line
+  //   can be the input line itself, read in place, as well as a blend in scratch.
   std::vector<int32_t> idx;
   std::vector<acc_t> wt;
   std::vector<int64_t> ragged;
@@ -197,7 +198,10 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
     if (L.step == 3 || L.step == 4) {
       for (; L.pairs_end < L.out; L.pairs_end += L.step) {
         bool inside = true;
-        for (int64_t j = 0; j < L.K; ++j) inside &= L.idx[j * L.out + L.pairs_end] + 4 <= L.in;
+        for (int64_t j = 0; j < L.K; ++j) {
+          const int64_t p = L.idx[j * L.out + L.pairs_end];
+          inside &= (L.zero_slot && p == L.in && L.in >= 4) || p + 4 <= L.in;  // the slot: not loaded
+        }
         if (!inside) break;
       }
     }
