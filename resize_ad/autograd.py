@@ -19,6 +19,7 @@ from torch import Tensor
 from torch._prims_common import suggest_memory_format
 
 from ._C import _call as _c_call
+from torch.autograd import forward_ad as _forward_ad
 from .capabilities import MODE_CAPS
 
 __all__: List[str] = []
@@ -47,6 +48,18 @@ def _call(backward: bool, x: Tensor, sizes, mode, align_corners, scales, antiali
             return y
     op = _ops.resize_backward if backward else _ops.resize
     return op(x, sizes, mode, align_corners, scales, antialias)
+
+
+def _plain_resize(x: Tensor, output_size: List[int], mode: str, align_corners: bool,
+                  scales: Optional[List[float]]) -> Tensor:
+    """resize without antialias, from interpolate's fast path (not under torch.compile): _call's
+    and _plain's tests in one, so that a plain tensor reaches _C._call with the least Python."""
+    if (not (x.requires_grad and torch.is_grad_enabled()) and _forward_ad._current_level < 0
+            and not _tf_mode_enabled() and not _is_functorch_wrapped(x)):
+        y = _c_call(0, x, output_size, mode, align_corners, scales, False)
+        if y is not NotImplemented:
+            return y
+    return _direct_or_function(False, x, output_size, mode, align_corners, scales, False)
 
 
 def _resize(x: Tensor, output_size: Sequence[int], mode: str, align_corners: bool,
