@@ -524,7 +524,20 @@ WIDE_PLAN = [
 ]
 
 
-@pytest.mark.parametrize("shape,kw", ZERO_SLOT + WIDE_PLAN, ids=lambda v: str(v))
+# Halvings: each tap's eight positions every second float (the kStride2 plan: two loads and a
+# shuffle per tap), in lines long enough for it and with ends that fall back to the plan's other
+# forms; forward and backward.
+STRIDE2 = [
+    ((1, 3, 9, 512), dict(mode="bilinear", size=(5, 256))),
+    ((1, 3, 9, 150), dict(mode="bicubic", size=(5, 75))),
+    ((1, 3, 9, 512), dict(mode="bilinear", size=(5, 256), antialias=True)),
+    ((1, 2, 8, 200), dict(mode="area", size=(4, 100))),
+    ((2, 3, 130), dict(mode="nearest", size=(65,))),
+    ((1, 4, 6, 64), dict(mode="bicubic", size=(3, 32), antialias=True)),
+]
+
+
+@pytest.mark.parametrize("shape,kw", ZERO_SLOT + WIDE_PLAN + STRIDE2, ids=lambda v: str(v))
 def test_load_plan_zero_slot(shape, kw):
     x = torch.rand(shape, generator=torch.Generator().manual_seed(0))
     x[..., 0, ::5] = float("inf")

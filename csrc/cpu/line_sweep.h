@@ -170,6 +170,12 @@ inline __m256 picked_sum_k(const float* row, int32_t base, const uint8_t* r, con
   return acc;
 }
 
+// The even floats of the sixteen at p: a tap of a kStride2 block.
+inline __m256 even_floats(const float* p) {
+  const __m256 e = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), _MM_SHUFFLE(2, 0, 2, 0));
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), _MM_SHUFFLE(3, 1, 2, 0)));
+}
+
 // Planned blocks [b0, b1) of a line, all of NL loads (Line::blk_loads), outputs 8 b0 .. 8 b1:
 // one loop per load count, so that nothing but the block's own loads and permutes runs per
 // block. KT > 0 fixes the number of taps at compile time; KT == 0 reads K.
@@ -180,7 +186,13 @@ inline void planned_run(const float* row, const int32_t* __restrict pos, const u
   for (int64_t b = b0; b < b1; ++b) {
     const uint8_t* r = rels + b * K * 8;
     const float* w = wt + 8 * b;
-    if constexpr (KT > 0) {
+    if constexpr (NL == kStride2) {  // no padding taps in such a block
+      const float* p = row + pos[b];
+      __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(w), even_floats(p + r[0]));
+      for (int64_t j = 1; j < (KT > 0 ? KT : K); ++j)
+        acc = _mm256_fmadd_ps(_mm256_loadu_ps(w + j * n), even_floats(p + r[j * 8]), acc);
+      _mm256_storeu_ps(out + 8 * b, acc);
+    } else if constexpr (KT > 0) {
       __m256i rel[KT];
       for (int j = 0; j < KT; ++j)
         rel[j] = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r + j * 8)));
@@ -199,6 +211,7 @@ inline void planned_blocks(const float* row, const Line<float>& L, int nl, int64
   const float* wt = L.wt.data();
   if (nl == 1) return planned_run<KT, 1, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
   if (nl == 2) return planned_run<KT, 2, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
+  if (nl == kStride2) return planned_run<KT, kStride2, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
   planned_run<KT, 4, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
 }
 #endif
@@ -388,6 +401,10 @@ void copy_line(const S* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* ou
         const float* p = r + L.blk_pos[b];
         // Taps within 32 floats: at most four loads and their permutes (where four are needed,
         // 1.05x-1.3x faster than eight scalar loads).
+        if (nl == kStride2) {
+          _mm256_storeu_ps(d + o, even_floats(p + L.blk_rel[b * 8]));
+          continue;
+        }
         if (nl != 0) {
           __m256i rel[1];
           plan_rel<1>(L, b, rel);
@@ -850,13 +867,15 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
         // did on rows of 768 to 1024 floats that consecutive lines do not share (bilinear, area and
         // nearest-exact downscales: 1.06x-1.25x slower), and on rows longer than a page where lines
         // share them (1.1x-1.2x, rows of 1280 floats and more; bicubic / 2). Lines that step one
-        // row or none (upscales) read the rows the previous line read or the next one.
+        // row or none (upscales) read the rows the previous line read or the next one. Inputs
+        // the caches keep are not prefetched (Sweep::prefetch).
         const int64_t step = S.off[0] - prev_off;
         prev_off = S.off[0];
         const int64_t lo = P.seg_lo[sg] * P.inner, hi = P.seg_hi[sg] * P.inner;
         const int64_t row_bytes = (hi - lo) * static_cast<int64_t>(sizeof(src_t));
         const bool shared = T * in_row > step;  // consecutive lines read some rows in common
-        if (step > in_row && row_bytes > 256 && (row_bytes <= 2048 || (shared && row_bytes <= 4096))) {
+        if (P.prefetch && step > in_row && row_bytes > 256 &&
+            (row_bytes <= 2048 || (shared && row_bytes <= 4096))) {
           const int64_t bytes = T * row_bytes;
           const int64_t ahead = std::clamp<int64_t>((int64_t{16} << 10) / bytes, 1, 4);
           constexpr int64_t per_line = 64 / sizeof(src_t);
