@@ -170,11 +170,13 @@ inline __m256 picked_sum_k(const float* row, int32_t base, const uint8_t* r, con
   return acc;
 }
 
-// The even floats of the sixteen at p: a tap of a kStride2 block.
-inline __m256 even_floats(const float* p) {
-  const __m256 e = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), _MM_SHUFFLE(2, 0, 2, 0));
+// The even (ODD: odd) floats of the sixteen in a, c: a tap of a kStride2 block.
+template <bool ODD = false>
+inline __m256 every_second(__m256 a, __m256 c) {
+  const __m256 e = ODD ? _mm256_shuffle_ps(a, c, _MM_SHUFFLE(3, 1, 3, 1)) : _mm256_shuffle_ps(a, c, _MM_SHUFFLE(2, 0, 2, 0));
   return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), _MM_SHUFFLE(3, 1, 2, 0)));
 }
+inline __m256 even_floats(const float* p) { return every_second(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)); }
 
 // Planned blocks [b0, b1) of a line, all of NL loads (Line::blk_loads), outputs 8 b0 .. 8 b1:
 // one loop per load count, so that nothing but the block's own loads and permutes runs per
@@ -191,6 +193,18 @@ inline void planned_run(const float* row, const int32_t* __restrict pos, const u
       __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(w), even_floats(p + r[0]));
       for (int64_t j = 1; j < (KT > 0 ? KT : K); ++j)
         acc = _mm256_fmadd_ps(_mm256_loadu_ps(w + j * n), even_floats(p + r[j * 8]), acc);
+      _mm256_storeu_ps(out + 8 * b, acc);
+    } else if constexpr (NL == kStride2Pairs) {  // taps 2m, 2m + 1 from the same two loads
+      const float* p = row + pos[b];
+      __m256 a = _mm256_loadu_ps(p + r[0]), c = _mm256_loadu_ps(p + r[0] + 8);
+      __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(w), every_second(a, c));
+      acc = _mm256_fmadd_ps(_mm256_loadu_ps(w + n), every_second<true>(a, c), acc);
+      for (int64_t j = 2; j < (KT > 0 ? KT : K); j += 2) {
+        a = _mm256_loadu_ps(p + r[j * 8]);
+        c = _mm256_loadu_ps(p + r[j * 8] + 8);
+        acc = _mm256_fmadd_ps(_mm256_loadu_ps(w + j * n), every_second(a, c), acc);
+        acc = _mm256_fmadd_ps(_mm256_loadu_ps(w + (j + 1) * n), every_second<true>(a, c), acc);
+      }
       _mm256_storeu_ps(out + 8 * b, acc);
     } else if constexpr (KT > 0) {
       __m256i rel[KT];
@@ -212,6 +226,7 @@ inline void planned_blocks(const float* row, const Line<float>& L, int nl, int64
   if (nl == 1) return planned_run<KT, 1, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
   if (nl == 2) return planned_run<KT, 2, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
   if (nl == kStride2) return planned_run<KT, kStride2, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
+  if (nl == kStride2Pairs) return planned_run<KT, kStride2Pairs, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
   planned_run<KT, 4, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
 }
 #endif
@@ -401,7 +416,7 @@ void copy_line(const S* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* ou
         const float* p = r + L.blk_pos[b];
         // Taps within 32 floats: at most four loads and their permutes (where four are needed,
         // 1.05x-1.3x faster than eight scalar loads).
-        if (nl == kStride2) {
+        if (nl == kStride2) {  // (one tap: never kStride2Pairs)
           _mm256_storeu_ps(d + o, even_floats(p + L.blk_rel[b * 8]));
           continue;
         }

@@ -50,6 +50,9 @@ constexpr uint8_t kPadRel = 255;
 // Line::blk_loads of a block whose taps each take every second position from their first
 // (halvings): tap j's eight are the even floats of the sixteen at blk_pos + blk_rel[j * 8].
 constexpr uint8_t kStride2 = 5;
+// A kStride2 block whose taps go in pairs one position apart (bilinear and bicubic halvings):
+// taps 2m and 2m + 1 are the even and the odd floats of the same two loads.
+constexpr uint8_t kStride2Pairs = 6;
 
 // One axis table, prepared for the kernels in the accumulation type. Built once per table and
 // use (line_for), then shared: immutable.
@@ -85,7 +88,7 @@ struct Line {
   // blk_pos[b] + blk_rel[(b * K + j) * 8 + i], or is a padding tap of the zero slot where
   // blk_rel is kPadRel (its value is 0); blk_loads[b] == kStride2: tap j's eight positions
   // are every second one from blk_pos[b] + blk_rel[(b * K + j) * 8] (halvings: two loads and a
-  // shuffle per tap); blk_loads[b] == 0: they do not (downscales by more than four, lines
+  // shuffle per tap; kStride2Pairs, two loads per pair of taps); blk_loads[b] == 0: they do not (downscales by more than four, lines
   // shorter than the loads), and the block gathers.
   std::vector<int32_t> blk_pos;
   std::vector<uint8_t> blk_loads, blk_rel;
@@ -131,9 +134,13 @@ void plan_loads(Line<acc_t>& L) {
     }
     if (even && last + 16 <= L.in && last - lo < 255) {
       L.blk_pos[b] = static_cast<int32_t>(lo);
-      L.blk_loads[b] = kStride2;
-      for (int64_t j = 0; j < K; ++j)
-        L.blk_rel[(b * K + j) * 8] = static_cast<uint8_t>(L.idx[j * L.out + 8 * b] - lo);
+      bool pairs = K % 2 == 0;  // taps 2m and 2m + 1 one position apart: the same two loads
+      for (int64_t j = 0; j < K; ++j) {
+        const int64_t q = L.idx[j * L.out + 8 * b];
+        L.blk_rel[(b * K + j) * 8] = static_cast<uint8_t>(q - lo);
+        if (j % 2 == 1) pairs &= q == L.idx[(j - 1) * L.out + 8 * b] + 1;
+      }
+      L.blk_loads[b] = pairs ? kStride2Pairs : kStride2;
       continue;
     }
     const int64_t span = hi - lo;
