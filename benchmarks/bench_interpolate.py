@@ -162,6 +162,12 @@ def cv2_suite() -> List[Case]:
         c("nearest_x2_c4", (2, 4, 512, 512), True, mode="nearest", scale_factor=2),
         c("bilinear_x2_c16", (2, 16, 256, 256), True, mode="bilinear", scale_factor=2),
         c("area_down4_c16", (2, 16, 512, 512), True, mode="area", size=(128, 128)),
+        # One image that the caches keep: cv2's own halving (its INTER_AREA fast path, which its
+        # INTER_LINEAR takes at exactly half) and downscales to a network's input size.
+        c("bilinear_half_c1", (1, 1, 512, 512), False, mode="bilinear", size=(256, 256)),
+        c("area_half_c4", (1, 4, 512, 512), True, mode="area", size=(256, 256)),
+        c("bilinear_224_c3", (1, 3, 600, 800), True, mode="bilinear", size=(224, 224)),
+        c("bicubic_224_c1", (1, 1, 600, 800), False, mode="bicubic", size=(224, 224)),
     ]
 
 
