@@ -125,21 +125,22 @@ void plan_loads(Line<acc_t>& L) {
     if (lo > hi) lo = hi = 0;  // padding only: any loads inside the line
     // Every tap two positions from the same tap of the previous output (halvings): each tap's
     // eight positions are the even floats of two loads at its first one (kStride2).
-    bool even = true;
-    int64_t last = lo;
+    // Taps 2m and 2m + 1 one position apart (pairs) share the loads at tap 2m, so only those
+    // must end inside the line (the last block of a halving's line included).
+    bool even = true, pairs = K % 2 == 0;
+    int64_t last = lo, last_pair = lo;
     for (int64_t j = 0; j < K && even; ++j) {
       const int64_t q = L.idx[j * L.out + 8 * b];
       for (int64_t i = 0; i < 8 && even; ++i) even = L.idx[j * L.out + 8 * b + i] == q + 2 * i && q != pad;
       last = std::max(last, q);
+      if (j % 2 == 0) last_pair = std::max(last_pair, q);
+      if (j % 2 == 1) pairs &= q == L.idx[(j - 1) * L.out + 8 * b] + 1;
     }
-    if (even && last + 16 <= L.in && last - lo < 255) {
+    pairs &= last_pair + 16 <= L.in;
+    if (even && (pairs || last + 16 <= L.in) && last - lo < 255) {
       L.blk_pos[b] = static_cast<int32_t>(lo);
-      bool pairs = K % 2 == 0;  // taps 2m and 2m + 1 one position apart: the same two loads
-      for (int64_t j = 0; j < K; ++j) {
-        const int64_t q = L.idx[j * L.out + 8 * b];
-        L.blk_rel[(b * K + j) * 8] = static_cast<uint8_t>(q - lo);
-        if (j % 2 == 1) pairs &= q == L.idx[(j - 1) * L.out + 8 * b] + 1;
-      }
+      for (int64_t j = 0; j < K; ++j)
+        L.blk_rel[(b * K + j) * 8] = static_cast<uint8_t>(L.idx[j * L.out + 8 * b] - lo);
       L.blk_loads[b] = pairs ? kStride2Pairs : kStride2;
       continue;
     }
