@@ -293,6 +293,32 @@ def test_folded_channels_equal_contiguous(spatial, kw, channels, dtype):
         assert_close(yc, native(xc, **kw), dtype)
 
 
+# Folded RGB / RGBA downscales that read a fraction of each blended span resample the input
+# lines directly, blending each tap's pixel where it is read (line_sweep.h blended_pairs); the
+# line sweep of the planes (NCHW) blends the span first, then gathers. The same sums in the same
+# order: equal bit for bit, with and without the zero slot (800 -> 224 trims a zero tap from
+# every seventh row; 397 -> 112 from none).
+BLENDED_PAIRS = [
+    ((1, 30, 400), dict(size=(11, 112), mode="bilinear")),
+    ((2, 60, 800), dict(size=(22, 224), mode="bilinear")),
+    ((1, 31, 397), dict(size=(9, 112), mode="bilinear")),
+    ((1, 40, 300), dict(size=(13, 50), mode="bilinear", align_corners=True)),
+]
+
+
+@pytest.mark.parametrize("channels", [3, 4])
+@pytest.mark.parametrize("spatial,kw", BLENDED_PAIRS, ids=lambda v: str(v))
+def test_blended_pairs_equal_planes(spatial, kw, channels):
+    shape = (spatial[0], channels) + spatial[1:]
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(5))
+    xc = x.contiguous(memory_format=torch.channels_last)
+    with executor("line_sweep"):
+        y, yc = ours(x, **kw), ours(xc, **kw)
+    assert yc.is_contiguous(memory_format=torch.channels_last)
+    assert torch.equal(yc, y)
+    assert_close(yc, native(xc, **kw), torch.float32)
+
+
 # Upscales along the leading axes take the ring of rows (resize_cpu.cpp Sweep::ring): each input
 # line resampled along the last axis once, into a per-thread slot, and every output line a blend
 # of slots. The order of the sums depends on the tables alone: the same values with one thread

@@ -307,20 +307,12 @@ void gather_line(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1,
 // its order. Outputs [o0, o1) from the first whole pixel on; returns where it stopped (the
 // caller finishes the rest): before a pixel whose taps' loads would leave the line
 // (Line::pairs_end).
-template <int C, int KT>
-int64_t pixel_pairs(const float* row, const Line<float>& L, int64_t o0, int64_t o1, float* out) {
+// The loop of pixel_pairs, each tap's pixel (C floats and, for C = 3, one more) from pixel(p).
+template <int C, int KT, typename Pixel>
+int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, float* out, Pixel pixel) {
   const int64_t K = KT > 0 ? KT : L.K, n = L.out;
   const int32_t* __restrict idx = L.idx.data();
   const float* __restrict wt = L.wt.data();
-  // A pixel's tap at the zero slot (position L.in, a padding tap of the whole pixel) is 0,
-  // without a load: the row may be the input line itself.
-  const bool pad = L.zero_slot;
-  const int32_t slot = static_cast<int32_t>(L.in);
-  auto pixel = [&](int32_t p) {
-    if (!pad) return _mm_loadu_ps(row + p);
-    const bool zero = p == slot;
-    return _mm_and_ps(_mm_loadu_ps(row + (zero ? 0 : p)), _mm_castsi128_ps(_mm_set1_epi32(zero ? 0 : -1)));
-  };
   if (o0 % C != 0) return o0;  // a segment starting inside a pixel: left to the caller whole
   int64_t o = o0;
   // C = 3: the pair's six sums, packed; lanes 6 and 7 repeat lane 5 (overwritten next).
@@ -340,6 +332,64 @@ int64_t pixel_pairs(const float* row, const Line<float>& L, int64_t o0, int64_t 
     _mm256_storeu_ps(out + o, C == 4 ? acc : _mm256_permutevar8x32_ps(acc, pack));
   }
   return o;
+}
+
+template <int C, int KT>
+int64_t pixel_pairs(const float* row, const Line<float>& L, int64_t o0, int64_t o1, float* out) {
+  // A pixel's tap at the zero slot (position L.in, a padding tap of the whole pixel) is 0,
+  // without a load: the row may be the input line itself.
+  const bool pad = L.zero_slot;
+  const int32_t slot = static_cast<int32_t>(L.in);
+  return pairs_of<C, KT>(L, o0, o1, out, [&](int32_t p) {
+    if (!pad) return _mm_loadu_ps(row + p);
+    const bool zero = p == slot;
+    return _mm_and_ps(_mm_loadu_ps(row + (zero ? 0 : p)), _mm_castsi128_ps(_mm_set1_epi32(zero ? 0 : -1)));
+  });
+}
+
+// Whether sweep_segment resamples a folded RGB / RGBA line (as gather_sweep does, two pixels
+// at a time) from the T input lines directly, blending each tap's pixel as it goes
+// (blended_pairs), rather than blending the whole span into scratch first: downscales whose
+// taps read a fraction of the span. Counted in vector operations per line: staged, the blend
+// of the in floats (2 T + 1 per eight); blended, 2 (2 T - 1) more per tap of each pair of
+// pixels (T loads and multiply-adds in place of one load, per pixel).
+inline bool blended_pairs_pay(const Line<float>& L, int64_t T) {
+  return (L.step == 4 || (L.step == 3 && L.in >= L.out)) && L.K > 1 && L.ragged.empty() && T >= 2 &&
+         T <= 4 && L.out * L.K * 2 * (2 * T - 1) < L.in * (2 * T + 1);
+}
+
+// pixel_pairs over the blend of T input lines (src + off[t], weights tw[t]): each tap's pixel is
+// blended where it is read, in blend's order, so the values are blend's and gather_sweep's.
+template <int C, int KT>
+int64_t blended_pairs(const float* src, const int64_t* off, const float* tw, int64_t T, const Line<float>& L,
+                      int64_t o0, int64_t o1, float* out) {
+  const bool pad = L.zero_slot;
+  const int32_t slot = static_cast<int32_t>(L.in);
+  const float* r0 = src + off[0];
+  const float* r1 = src + off[1];
+  const float* r2 = src + off[T > 2 ? 2 : 1];
+  const float* r3 = src + off[T > 3 ? 3 : 1];
+  const __m128 w0 = _mm_set1_ps(tw[0]), w1 = _mm_set1_ps(tw[1]);
+  const __m128 w2 = _mm_set1_ps(T > 2 ? tw[2] : 0.f), w3 = _mm_set1_ps(T > 3 ? tw[3] : 0.f);
+  return pairs_of<C, KT>(L, o0, o1, out, [&](int32_t p) {
+    const bool zero = pad && p == slot;
+    const int32_t q = zero ? 0 : p;
+    __m128 v = _mm_fmadd_ps(w1, _mm_loadu_ps(r1 + q), _mm_mul_ps(w0, _mm_loadu_ps(r0 + q)));
+    if (T > 2) v = _mm_fmadd_ps(w2, _mm_loadu_ps(r2 + q), v);
+    if (T > 3) v = _mm_fmadd_ps(w3, _mm_loadu_ps(r3 + q), v);
+    return zero ? _mm_setzero_ps() : v;
+  });
+}
+
+// blended_pairs for the line's C and K.
+inline int64_t blended_pairs_line(const float* src, const int64_t* off, const float* tw, int64_t T,
+                                  const Line<float>& L, int64_t o0, int64_t o1, float* out) {
+  auto pairs = [&](auto c) {
+    constexpr int Cc = decltype(c)::value;
+    return L.K == 2 ? blended_pairs<Cc, 2>(src, off, tw, T, L, o0, o1, out)
+                    : blended_pairs<Cc, 0>(src, off, tw, T, L, o0, o1, out);
+  };
+  return L.step == 3 ? pairs(std::integral_constant<int, 3>{}) : pairs(std::integral_constant<int, 4>{});
 }
 #endif
 
@@ -725,13 +775,28 @@ void sweep_segment(const Sweep<acc_t>& P, const src_t* src, dst_t* drow, int64_t
   const int64_t lo = P.seg_lo[sg], hi = P.seg_hi[sg];
   if (inner == 1) {
     const acc_t* row;
+    int64_t o = o0;
     if (direct && std::is_same_v<src_t, acc_t>) {
       row = reinterpret_cast<const acc_t*>(src) + off[0];
     } else {
-      if (hi > lo) blend(src + lo, off, tw, T, S.tmp + lo, hi - lo);
+      int64_t from = lo;
+#if RESIZE_AD_AVX2
+      if constexpr (std::is_same_v<src_t, float> && std::is_same_v<dst_t, float> && std::is_same_v<acc_t, float>) {
+        if (blended_pairs_pay(last, T)) {
+          o = blended_pairs_line(src, off, tw, T, last, o0, o1, drow);
+          if (o >= o1) return;
+          // The rest through scratch: the span its taps read.
+          from = hi;
+          for (int64_t q = o; q < o1; ++q)
+            if (last.len[q] > 0) from = std::min(from, last.start[q]);
+          from = std::max(from, lo);
+        }
+      }
+#endif
+      if (hi > from) blend(src + from, off, tw, T, S.tmp + from, hi - from);
       row = S.tmp;
     }
-    gather_dispatch(row, last, o0, o1, drow, S.obuf);
+    gather_dispatch(row, last, o, o1, drow, S.obuf);
   } else if (direct) {
     inner_line(src + off[0], last, inner, o0, o1, drow, stream);
   } else if (fuse_pays<src_t, dst_t, acc_t>(inner, T, last.sum_len * (o1 - o0) / last.out, hi - lo)) {
