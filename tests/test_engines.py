@@ -319,6 +319,38 @@ def test_blended_pairs_equal_planes(spatial, kw, channels):
     assert_close(yc, native(xc, **kw), torch.float32)
 
 
+# Halvings of planes (two taps per output along the rows) resample the input lines directly,
+# blending each block's loads in registers (line_sweep.h blended_halving); the separable passes
+# blend the rows into scratch first, then take the same taps. The same sums in the same order:
+# equal bit for bit, lines of whole blocks and with a tail (and segments with two threads); the
+# heights shrink by other factors too, so that the rows' weights are not all 1/2 (products by
+# 1/2 are exact, and any order of their sums would agree).
+HALVINGS = [
+    ((2, 3, 40, 64), dict(size=(17, 32), mode="bilinear")),
+    ((2, 3, 40, 64), dict(size=(20, 32), mode="bilinear")),
+    ((1, 2, 30, 100), dict(size=(13, 50), mode="area")),
+    ((1, 1, 64, 1030), dict(size=(25, 515), mode="bilinear")),
+    ((1, 2, 9, 64), dict(size=(4, 32), mode="bilinear")),
+]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape,kw", HALVINGS, ids=lambda v: str(v))
+def test_blended_halving_equals_passes(shape, kw, threads):
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(6))
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        with executor("line_sweep"):
+            y = ours(x, **kw)
+        with executor("separable"):
+            ys = ours(x, **kw)
+    finally:
+        torch.set_num_threads(previous)
+    assert torch.equal(y, ys)
+    assert_close(y, native(x, **kw), torch.float32)
+
+
 # Upscales along the leading axes take the ring of rows (resize_cpu.cpp Sweep::ring): each input
 # line resampled along the last axis once, into a per-thread slot, and every output line a blend
 # of slots. The order of the sums depends on the tables alone: the same values with one thread

@@ -381,6 +381,47 @@ int64_t blended_pairs(const float* src, const int64_t* off, const float* tw, int
   });
 }
 
+// Whether sweep_segment resamples a line of one channel per position whose blocks are halvings
+// of two taps (kStride2Pairs, K = 2: bilinear and area halvings) from the T input lines
+// directly (blended_halving): each input position is then blended once, as in blend, but in
+// registers, not stored to scratch and loaded again.
+inline bool blended_halving_pays(const Line<float>& L, int64_t T) {
+  return L.step == 1 && L.K == 2 && !L.blk_loads.empty() && L.ragged.empty() && T >= 2 && T <= 4;
+}
+
+// Outputs [o0, o1) of a blended_halving_pays line from the blend of T input lines (src + off[t],
+// weights tw[t]), block by block while the blocks are kStride2Pairs: the two loads of each block
+// blended in blend's order, then its taps as planned_run takes them, so the values are blend's
+// and gather_line's. Returns where it stopped (the caller finishes the rest).
+inline int64_t blended_halving(const float* src, const int64_t* off, const float* tw, int64_t T,
+                               const Line<float>& L, int64_t o0, int64_t o1, float* out) {
+  if (o0 % 8 != 0) return o0;
+  const float* r0 = src + off[0];
+  const float* r1 = src + off[1];
+  const float* r2 = src + off[T > 2 ? 2 : 1];
+  const float* r3 = src + off[T > 3 ? 3 : 1];
+  const __m256 w0 = _mm256_set1_ps(tw[0]), w1 = _mm256_set1_ps(tw[1]);
+  const __m256 w2 = _mm256_set1_ps(T > 2 ? tw[2] : 0.f), w3 = _mm256_set1_ps(T > 3 ? tw[3] : 0.f);
+  auto blended = [&](int64_t q) {
+    __m256 v = _mm256_fmadd_ps(w1, _mm256_loadu_ps(r1 + q), _mm256_mul_ps(w0, _mm256_loadu_ps(r0 + q)));
+    if (T > 2) v = _mm256_fmadd_ps(w2, _mm256_loadu_ps(r2 + q), v);
+    if (T > 3) v = _mm256_fmadd_ps(w3, _mm256_loadu_ps(r3 + q), v);
+    return v;
+  };
+  const uint8_t* loads = L.blk_loads.data();
+  const int64_t n = L.out;
+  const float* wt = L.wt.data();
+  int64_t b = o0 / 8;
+  for (; 8 * b + 8 <= o1 && loads[b] == kStride2Pairs; ++b) {
+    const int64_t q = L.blk_pos[b] + L.blk_rel[b * 2 * 8];
+    const __m256 a = blended(q), c = blended(q + 8);
+    __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt + 8 * b), every_second(a, c));
+    acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + n + 8 * b), every_second<true>(a, c), acc);
+    _mm256_storeu_ps(out + 8 * b, acc);
+  }
+  return 8 * b;
+}
+
 // blended_pairs for the line's C and K.
 inline int64_t blended_pairs_line(const float* src, const int64_t* off, const float* tw, int64_t T,
                                   const Line<float>& L, int64_t o0, int64_t o1, float* out) {
@@ -782,14 +823,16 @@ void sweep_segment(const Sweep<acc_t>& P, const src_t* src, dst_t* drow, int64_t
       int64_t from = lo;
 #if RESIZE_AD_AVX2
       if constexpr (std::is_same_v<src_t, float> && std::is_same_v<dst_t, float> && std::is_same_v<acc_t, float>) {
-        if (blended_pairs_pay(last, T)) {
-          o = blended_pairs_line(src, off, tw, T, last, o0, o1, drow);
+        if (blended_pairs_pay(last, T) || blended_halving_pays(last, T)) {
+          o = last.step == 1 ? blended_halving(src, off, tw, T, last, o0, o1, drow)
+                             : blended_pairs_line(src, off, tw, T, last, o0, o1, drow);
           if (o >= o1) return;
-          // The rest through scratch: the span its taps read.
-          from = hi;
-          for (int64_t q = o; q < o1; ++q)
-            if (last.len[q] > 0) from = std::min(from, last.start[q]);
-          from = std::max(from, lo);
+          if (o > o0) {  // the rest through scratch: the span its taps read
+            from = hi;
+            for (int64_t q = o; q < o1; ++q)
+              if (last.len[q] > 0) from = std::min(from, last.start[q]);
+            from = std::max(from, lo);
+          }
         }
       }
 #endif
