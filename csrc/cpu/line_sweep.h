@@ -358,6 +358,43 @@ inline bool blended_pairs_pay(const Line<float>& L, int64_t T) {
          T <= 4 && L.out * L.K * 2 * (2 * T - 1) < L.in * (2 * T + 1);
 }
 
+// Loads, broadcasts and multiply-adds of W = 4 (__m128) or 8 (__m256) floats, for LinesBlend.
+template <int W>
+inline auto vload(const float* p) {
+  if constexpr (W == 4) return _mm_loadu_ps(p); else return _mm256_loadu_ps(p);
+}
+template <int W>
+inline auto vset1(float w) {
+  if constexpr (W == 4) return _mm_set1_ps(w); else return _mm256_set1_ps(w);
+}
+template <int W>
+using vec = decltype(vload<W>(nullptr));
+inline __m128 vmul(__m128 a, __m128 b) { return _mm_mul_ps(a, b); }
+inline __m256 vmul(__m256 a, __m256 b) { return _mm256_mul_ps(a, b); }
+inline __m128 vfmadd(__m128 a, __m128 b, __m128 c) { return _mm_fmadd_ps(a, b, c); }
+inline __m256 vfmadd(__m256 a, __m256 b, __m256 c) { return _mm256_fmadd_ps(a, b, c); }
+
+// The blend of T = 2 to 4 input lines (src + off[t], weights tw[t]) at a position, in blend's
+// order, as W floats: blended_pairs' pixels (W = 4) and blended_halving's loads (W = 8).
+template <int W>
+struct LinesBlend {
+  const float* r[4];
+  vec<W> w[4];
+  int64_t T;
+  LinesBlend(const float* src, const int64_t* off, const float* tw, int64_t T_) : T(T_) {
+    for (int64_t t = 0; t < 4; ++t) {
+      r[t] = src + off[t < T ? t : 1];
+      w[t] = vset1<W>(t < T ? tw[t] : 0.f);
+    }
+  }
+  vec<W> at(int64_t q) const {
+    vec<W> v = vfmadd(w[1], vload<W>(r[1] + q), vmul(w[0], vload<W>(r[0] + q)));
+    if (T > 2) v = vfmadd(w[2], vload<W>(r[2] + q), v);
+    if (T > 3) v = vfmadd(w[3], vload<W>(r[3] + q), v);
+    return v;
+  }
+};
+
 // pixel_pairs over the blend of T input lines (src + off[t], weights tw[t]): each tap's pixel is
 // blended where it is read, in blend's order, so the values are blend's and gather_sweep's.
 template <int C, int KT>
@@ -365,18 +402,10 @@ int64_t blended_pairs(const float* src, const int64_t* off, const float* tw, int
                       int64_t o0, int64_t o1, float* out) {
   const bool pad = L.zero_slot;
   const int32_t slot = static_cast<int32_t>(L.in);
-  const float* r0 = src + off[0];
-  const float* r1 = src + off[1];
-  const float* r2 = src + off[T > 2 ? 2 : 1];
-  const float* r3 = src + off[T > 3 ? 3 : 1];
-  const __m128 w0 = _mm_set1_ps(tw[0]), w1 = _mm_set1_ps(tw[1]);
-  const __m128 w2 = _mm_set1_ps(T > 2 ? tw[2] : 0.f), w3 = _mm_set1_ps(T > 3 ? tw[3] : 0.f);
+  const LinesBlend<4> blended(src, off, tw, T);
   return pairs_of<C, KT>(L, o0, o1, out, [&](int32_t p) {
     const bool zero = pad && p == slot;
-    const int32_t q = zero ? 0 : p;
-    __m128 v = _mm_fmadd_ps(w1, _mm_loadu_ps(r1 + q), _mm_mul_ps(w0, _mm_loadu_ps(r0 + q)));
-    if (T > 2) v = _mm_fmadd_ps(w2, _mm_loadu_ps(r2 + q), v);
-    if (T > 3) v = _mm_fmadd_ps(w3, _mm_loadu_ps(r3 + q), v);
+    const __m128 v = blended.at(zero ? 0 : p);
     return zero ? _mm_setzero_ps() : v;
   });
 }
@@ -396,18 +425,8 @@ inline bool blended_halving_pays(const Line<float>& L, int64_t T) {
 inline int64_t blended_halving(const float* src, const int64_t* off, const float* tw, int64_t T,
                                const Line<float>& L, int64_t o0, int64_t o1, float* out) {
   if (o0 % 8 != 0) return o0;
-  const float* r0 = src + off[0];
-  const float* r1 = src + off[1];
-  const float* r2 = src + off[T > 2 ? 2 : 1];
-  const float* r3 = src + off[T > 3 ? 3 : 1];
-  const __m256 w0 = _mm256_set1_ps(tw[0]), w1 = _mm256_set1_ps(tw[1]);
-  const __m256 w2 = _mm256_set1_ps(T > 2 ? tw[2] : 0.f), w3 = _mm256_set1_ps(T > 3 ? tw[3] : 0.f);
-  auto blended = [&](int64_t q) {
-    __m256 v = _mm256_fmadd_ps(w1, _mm256_loadu_ps(r1 + q), _mm256_mul_ps(w0, _mm256_loadu_ps(r0 + q)));
-    if (T > 2) v = _mm256_fmadd_ps(w2, _mm256_loadu_ps(r2 + q), v);
-    if (T > 3) v = _mm256_fmadd_ps(w3, _mm256_loadu_ps(r3 + q), v);
-    return v;
-  };
+  const LinesBlend<8> blend8(src, off, tw, T);
+  auto blended = [&](int64_t q) { return blend8.at(q); };
   const uint8_t* loads = L.blk_loads.data();
   const int64_t n = L.out;
   const float* wt = L.wt.data();
