@@ -87,9 +87,9 @@ struct Line {
   // eight-float loads from position blk_pos[b], inside the line, tap j of row 8 b + i is at
   // blk_pos[b] + blk_rel[(b * K + j) * 8 + i], or is a padding tap of the zero slot where
   // blk_rel is kPadRel (its value is 0); blk_loads[b] == kStride2: tap j's eight positions
-  // are every second one from blk_pos[b] + blk_rel[(b * K + j) * 8] (halvings: two loads and a
-  // shuffle per tap; kStride2Pairs, two loads per pair of taps); blk_loads[b] == 0: they do not (downscales by more than four, lines
-  // shorter than the loads), and the block gathers.
+  // are every second one from blk_pos[b] + blk_rel[(b * K + j) * 8] (halvings: two loads and
+  // a shuffle per tap; kStride2Pairs, two loads per pair of taps); blk_loads[b] == 0: they do
+  // not (downscales by more than four, lines shorter than the loads), and the block gathers.
   std::vector<int32_t> blk_pos;
   std::vector<uint8_t> blk_loads, blk_rel;
   // Folded gather lines of 3 or 4 channels (line_sweep.h pixel_pairs): the pixels before
