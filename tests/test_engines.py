@@ -295,7 +295,9 @@ def test_folded_channels_equal_contiguous(spatial, kw, channels, dtype):
 
 # Folded RGB / RGBA downscales that read a fraction of each blended span resample the input
 # lines directly, blending each tap's pixel where it is read (line_sweep.h blended_pairs); the
-# line sweep of the planes (NCHW) blends the span first, then gathers. The same sums in the same
+# line sweep of the planes (NCHW) blends the span first, then gathers. RGBA lines of two taps
+# take both from one eight-float span per pixel (pairs_of): blended (halvings), from scratch
+# (slight downscales) or from the input line itself (rows kept). The same sums in the same
 # order: equal bit for bit, with and without the zero slot (800 -> 224 trims a zero tap from
 # every seventh row; 397 -> 112 from none).
 BLENDED_PAIRS = [
@@ -303,6 +305,9 @@ BLENDED_PAIRS = [
     ((2, 60, 800), dict(size=(22, 224), mode="bilinear")),
     ((1, 31, 397), dict(size=(9, 112), mode="bilinear")),
     ((1, 40, 300), dict(size=(13, 50), mode="bilinear", align_corners=True)),
+    ((1, 64, 66), dict(size=(32, 33), mode="area")),
+    ((1, 30, 400), dict(size=(11, 350), mode="bilinear")),
+    ((1, 20, 400), dict(size=(20, 224), mode="bilinear")),
 ]
 
 

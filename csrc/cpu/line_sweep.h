@@ -308,8 +308,11 @@ void gather_line(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1,
 // caller finishes the rest): before a pixel whose taps' loads would leave the line
 // (Line::pairs_end).
 // The loop of pixel_pairs, each tap's pixel (C floats and, for C = 3, one more) from pixel(p).
-template <int C, int KT, typename Pixel>
-int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, float* out, Pixel pixel) {
+// RGBA with two taps one pixel apart (bilinear, area, halvings): both taps of a pixel are the
+// eight floats span(p) from the first, so a pair whose spans lie inside the line takes its taps
+// from two spans, half the loads (and, blended, half the blends) of one per tap and pixel.
+template <int C, int KT, typename Pixel, typename Span>
+int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, float* out, Pixel pixel, Span span) {
   const int64_t K = KT > 0 ? KT : L.K, n = L.out;
   const int32_t* __restrict idx = L.idx.data();
   const float* __restrict wt = L.wt.data();
@@ -318,16 +321,27 @@ int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, float* out, Pixel
   // C = 3: the pair's six sums, packed; lanes 6 and 7 repeat lane 5 (overwritten next).
   const __m256i pack = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 6, 6);
   const __m256i spread = _mm256_setr_epi32(0, 0, 0, 0, 3, 3, 3, 3);
+  auto weights = [&](int64_t j) {
+    const __m256 w = _mm256_loadu_ps(wt + j * n + o);
+    return C == 4 ? w : _mm256_permutevar8x32_ps(w, spread);
+  };
+  constexpr bool kSpans = C == 4 && KT == 2;
+  const int32_t last_span = static_cast<int32_t>(L.in - 8);
   // 2 * C outputs per pair; C = 3 stores 8 floats, so the pair must leave two outputs after it.
   // Both pixels' loads inside the line: before L.pairs_end.
   const int64_t end = std::min(o1 - (C == 3 ? 2 : 0), L.pairs_end);
   for (; o + 2 * C <= end; o += 2 * C) {
     __m256 acc = _mm256_setzero_ps();
-    for (int64_t j = 0; j < K; ++j) {
-      const __m256 v = _mm256_set_m128(pixel(idx[j * n + o + C]), pixel(idx[j * n + o]));
-      const __m256 w = C == 4 ? _mm256_loadu_ps(wt + j * n + o)
-                              : _mm256_permutevar8x32_ps(_mm256_loadu_ps(wt + j * n + o), spread);
-      acc = j == 0 ? _mm256_mul_ps(w, v) : _mm256_fmadd_ps(w, v, acc);
+    const int32_t p = idx[o], q = idx[o + C];
+    if (kSpans && idx[n + o] == p + C && idx[n + o + C] == q + C && p <= last_span && q <= last_span) {
+      const __m256 a = span(p), b = span(q);
+      acc = _mm256_mul_ps(weights(0), _mm256_permute2f128_ps(a, b, 0x20));
+      acc = _mm256_fmadd_ps(weights(1), _mm256_permute2f128_ps(a, b, 0x31), acc);
+    } else {
+      for (int64_t j = 0; j < K; ++j) {
+        const __m256 v = _mm256_set_m128(pixel(idx[j * n + o + C]), pixel(idx[j * n + o]));
+        acc = j == 0 ? _mm256_mul_ps(weights(j), v) : _mm256_fmadd_ps(weights(j), v, acc);
+      }
     }
     _mm256_storeu_ps(out + o, C == 4 ? acc : _mm256_permutevar8x32_ps(acc, pack));
   }
@@ -344,18 +358,20 @@ int64_t pixel_pairs(const float* row, const Line<float>& L, int64_t o0, int64_t 
     if (!pad) return _mm_loadu_ps(row + p);
     const bool zero = p == slot;
     return _mm_and_ps(_mm_loadu_ps(row + (zero ? 0 : p)), _mm_castsi128_ps(_mm_set1_epi32(zero ? 0 : -1)));
-  });
+  }, [&](int32_t p) { return _mm256_loadu_ps(row + p); });
 }
 
 // Whether sweep_segment resamples a folded RGB / RGBA line (as gather_sweep does, two pixels
 // at a time) from the T input lines directly, blending each tap's pixel as it goes
 // (blended_pairs), rather than blending the whole span into scratch first: downscales whose
 // taps read a fraction of the span. Counted in vector operations per line: staged, the blend
-// of the in floats (2 T + 1 per eight); blended, 2 (2 T - 1) more per tap of each pair of
-// pixels (T loads and multiply-adds in place of one load, per pixel).
+// of the in floats (2 T + 1 per eight); blended, 2 T - 1 more per load of a pair of pixels (T
+// loads and multiply-adds in place of one load): one per tap and pixel, or one per pixel for
+// RGBA of two taps (spans of both, pairs_of).
 inline bool blended_pairs_pay(const Line<float>& L, int64_t T) {
+  const int64_t loads = L.step == 4 && L.K == 2 ? 2 : 2 * L.K;
   return (L.step == 4 || (L.step == 3 && L.in >= L.out)) && L.K > 1 && L.ragged.empty() && T >= 2 &&
-         T <= 4 && L.out * L.K * 2 * (2 * T - 1) < L.in * (2 * T + 1);
+         T <= 4 && L.out * loads * (2 * T - 1) < L.in * (2 * T + 1);
 }
 
 // Loads, broadcasts and multiply-adds of W = 4 (__m128) or 8 (__m256) floats, for LinesBlend.
@@ -403,11 +419,12 @@ int64_t blended_pairs(const float* src, const int64_t* off, const float* tw, int
   const bool pad = L.zero_slot;
   const int32_t slot = static_cast<int32_t>(L.in);
   const LinesBlend<4> blended(src, off, tw, T);
+  const LinesBlend<8> blended8(src, off, tw, T);
   return pairs_of<C, KT>(L, o0, o1, out, [&](int32_t p) {
     const bool zero = pad && p == slot;
     const __m128 v = blended.at(zero ? 0 : p);
     return zero ? _mm_setzero_ps() : v;
-  });
+  }, [&](int32_t p) { return blended8.at(p); });
 }
 
 // Whether sweep_segment resamples a line of one channel per position whose blocks are halvings
