@@ -391,22 +391,24 @@ inline __m128 vfmadd(__m128 a, __m128 b, __m128 c) { return _mm_fmadd_ps(a, b, c
 inline __m256 vfmadd(__m256 a, __m256 b, __m256 c) { return _mm256_fmadd_ps(a, b, c); }
 
 // The blend of T = 2 to 4 input lines (src + off[t], weights tw[t]) at a position, in blend's
-// order, as W floats: blended_pairs' pixels (W = 4) and blended_halving's loads (W = 8).
-template <int W>
+// order, as W floats: blended_pairs' pixels (W = 4) and blended_halving's loads (W = 8). TT > 0:
+// T is TT, known to the compiler.
+template <int W, int TT = 0>
 struct LinesBlend {
   const float* r[4];
   vec<W> w[4];
   int64_t T;
-  LinesBlend(const float* src, const int64_t* off, const float* tw, int64_t T_) : T(T_) {
+  LinesBlend(const float* src, const int64_t* off, const float* tw, int64_t T_) : T(TT > 0 ? TT : T_) {
     for (int64_t t = 0; t < 4; ++t) {
       r[t] = src + off[t < T ? t : 1];
       w[t] = vset1<W>(t < T ? tw[t] : 0.f);
     }
   }
   vec<W> at(int64_t q) const {
+    const int64_t n = TT > 0 ? TT : T;
     vec<W> v = vfmadd(w[1], vload<W>(r[1] + q), vmul(w[0], vload<W>(r[0] + q)));
-    if (T > 2) v = vfmadd(w[2], vload<W>(r[2] + q), v);
-    if (T > 3) v = vfmadd(w[3], vload<W>(r[3] + q), v);
+    if (n > 2) v = vfmadd(w[2], vload<W>(r[2] + q), v);
+    if (n > 3) v = vfmadd(w[3], vload<W>(r[3] + q), v);
     return v;
   }
 };
@@ -435,6 +437,28 @@ inline bool blended_halving_pays(const Line<float>& L, int64_t T) {
   return L.step == 1 && L.K == 2 && !L.blk_loads.empty() && L.ragged.empty() && T >= 2 && T <= 4;
 }
 
+// blended_halving's loop over blocks from b for T = TT input lines: a function of its own, so
+// that its pointers and weights stay in registers (inlined into run_sweep's loops they were
+// spilled and reloaded per block: 1.25x slower).
+template <int TT>
+__attribute__((noinline)) int64_t halving_run(const float* src, const int64_t* off, const float* tw,
+                                              const Line<float>& L, int64_t b, int64_t o1, float* out) {
+  const LinesBlend<8, TT> blend8(src, off, tw, TT);
+  const uint8_t* __restrict loads = L.blk_loads.data();
+  const int32_t* __restrict pos = L.blk_pos.data();
+  const uint8_t* __restrict rel = L.blk_rel.data();
+  const float* __restrict wt = L.wt.data();
+  const int64_t n = L.out;
+  for (; 8 * b + 8 <= o1 && loads[b] == kStride2Pairs; ++b) {
+    const int64_t q = pos[b] + rel[b * 2 * 8];
+    const __m256 a = blend8.at(q), c = blend8.at(q + 8);
+    __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt + 8 * b), every_second(a, c));
+    acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + n + 8 * b), every_second<true>(a, c), acc);
+    _mm256_storeu_ps(out + 8 * b, acc);
+  }
+  return 8 * b;
+}
+
 // Outputs [o0, o1) of a blended_halving_pays line from the blend of T input lines (src + off[t],
 // weights tw[t]), block by block while the blocks are kStride2Pairs: the two loads of each block
 // blended in blend's order, then its taps as planned_run takes them, so the values are blend's
@@ -442,20 +466,12 @@ inline bool blended_halving_pays(const Line<float>& L, int64_t T) {
 inline int64_t blended_halving(const float* src, const int64_t* off, const float* tw, int64_t T,
                                const Line<float>& L, int64_t o0, int64_t o1, float* out) {
   if (o0 % 8 != 0) return o0;
-  const LinesBlend<8> blend8(src, off, tw, T);
-  auto blended = [&](int64_t q) { return blend8.at(q); };
-  const uint8_t* loads = L.blk_loads.data();
-  const int64_t n = L.out;
-  const float* wt = L.wt.data();
-  int64_t b = o0 / 8;
-  for (; 8 * b + 8 <= o1 && loads[b] == kStride2Pairs; ++b) {
-    const int64_t q = L.blk_pos[b] + L.blk_rel[b * 2 * 8];
-    const __m256 a = blended(q), c = blended(q + 8);
-    __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt + 8 * b), every_second(a, c));
-    acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + n + 8 * b), every_second<true>(a, c), acc);
-    _mm256_storeu_ps(out + 8 * b, acc);
+  const int64_t b = o0 / 8;
+  switch (T) {
+    case 2: return halving_run<2>(src, off, tw, L, b, o1, out);
+    case 3: return halving_run<3>(src, off, tw, L, b, o1, out);
+    default: return halving_run<4>(src, off, tw, L, b, o1, out);
   }
-  return 8 * b;
 }
 
 // blended_pairs for the line's C and K.
