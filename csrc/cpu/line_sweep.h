@@ -309,8 +309,9 @@ void gather_line(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1,
 // (Line::pairs_end).
 // The loop of pixel_pairs, each tap's pixel (C floats and, for C = 3, one more) from pixel(p).
 // RGBA with two taps one pixel apart (bilinear, area, halvings): both taps of a pixel are the
-// eight floats span(p) from the first, so a pair whose spans lie inside the line takes its taps
-// from two spans, half the loads (and, blended, half the blends) of one per tap and pixel.
+// eight floats span(p) from the first, so a pair whose spans lie inside the line
+// (Line::span_pairs) takes its taps from two spans, half the loads (and, blended, half the
+// blends) of one per tap and pixel.
 template <int C, int KT, typename Pixel, typename Span>
 int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, float* out, Pixel pixel, Span span) {
   const int64_t K = KT > 0 ? KT : L.K, n = L.out;
@@ -326,15 +327,14 @@ int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, float* out, Pixel
     return C == 4 ? w : _mm256_permutevar8x32_ps(w, spread);
   };
   constexpr bool kSpans = C == 4 && KT == 2;
-  const int32_t last_span = static_cast<int32_t>(L.in - 8);
+  const uint8_t* __restrict span_pairs = L.span_pairs.data();
   // 2 * C outputs per pair; C = 3 stores 8 floats, so the pair must leave two outputs after it.
   // Both pixels' loads inside the line: before L.pairs_end.
   const int64_t end = std::min(o1 - (C == 3 ? 2 : 0), L.pairs_end);
   for (; o + 2 * C <= end; o += 2 * C) {
     __m256 acc = _mm256_setzero_ps();
-    const int32_t p = idx[o], q = idx[o + C];
-    if (kSpans && idx[n + o] == p + C && idx[n + o + C] == q + C && p <= last_span && q <= last_span) {
-      const __m256 a = span(p), b = span(q);
+    if (kSpans && span_pairs[o / C]) {
+      const __m256 a = span(idx[o]), b = span(idx[o + C]);
       acc = _mm256_mul_ps(weights(0), _mm256_permute2f128_ps(a, b, 0x20));
       acc = _mm256_fmadd_ps(weights(1), _mm256_permute2f128_ps(a, b, 0x31), acc);
     } else {
