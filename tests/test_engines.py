@@ -600,6 +600,20 @@ STRIDE2 = [
 ]
 
 
+# Downscales of two to four taps whose blocks of eight outputs span sixteen positions or more
+# (the kRows plan: the four floats from each output's first tap, transposed): by 2.5 to 4 and by
+# more than four (where the plan had only gathers), with a zero slot (bicubic 800 -> 224 trims
+# the zero taps of every seventh row) and without, blocks next to the line's end.
+ROWS = [
+    ((1, 3, 9, 800), dict(mode="bicubic", size=(5, 224))),
+    ((1, 3, 9, 797), dict(mode="bicubic", size=(5, 224))),
+    ((1, 3, 9, 1024), dict(mode="bicubic", size=(5, 224))),
+    ((1, 3, 9, 1000), dict(mode="bilinear", size=(5, 400))),
+    ((1, 3, 9, 903), dict(mode="area", size=(5, 301))),
+    ((1, 3, 9, 1000), dict(mode="bilinear", size=(5, 137), align_corners=True)),
+]
+
+
 def _sweep_equals_product_gather(x, kw, g):
     """Forward and backward (output gradient g) of the line sweep against the product gather,
     which has no padding taps: the same non-finite elements, the finite ones to rounding.
@@ -618,7 +632,7 @@ def _sweep_equals_product_gather(x, kw, g):
     return res["line_sweep"][0]
 
 
-@pytest.mark.parametrize("shape,kw", ZERO_SLOT + WIDE_PLAN + STRIDE2, ids=lambda v: str(v))
+@pytest.mark.parametrize("shape,kw", ZERO_SLOT + WIDE_PLAN + STRIDE2 + ROWS, ids=lambda v: str(v))
 def test_load_plan_zero_slot(shape, kw):
     x = torch.rand(shape, generator=torch.Generator().manual_seed(0))
     x[..., 0, ::5] = float("inf")

@@ -170,6 +170,29 @@ inline __m256 picked_sum_k(const float* row, int32_t base, const uint8_t* r, con
   return acc;
 }
 
+// Eight outputs of a kRows block: output i's taps are the four floats from first[i], four
+// pixel rows transposed into four tap vectors (the taps past K unused); PAD: the lanes whose
+// rel is kPadRel (the zero slot's padding taps) read 0. The sum of gather_line, in its order.
+template <int KT, bool PAD>
+inline __m256 rows_sum(const float* row, const int32_t* __restrict first, const uint8_t* r, const float* wt,
+                       int64_t n, int64_t K) {
+  __m256 a[4];
+  for (int i = 0; i < 4; ++i)
+    a[i] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(row + first[i])), _mm_loadu_ps(row + first[i + 4]), 1);
+  const __m256 t0 = _mm256_unpacklo_ps(a[0], a[1]), t1 = _mm256_unpackhi_ps(a[0], a[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(a[2], a[3]), t3 = _mm256_unpackhi_ps(a[2], a[3]);
+  const __m256 tap[4] = {_mm256_shuffle_ps(t0, t2, 0x44), _mm256_shuffle_ps(t0, t2, 0xEE),
+                         _mm256_shuffle_ps(t1, t3, 0x44), _mm256_shuffle_ps(t1, t3, 0xEE)};
+  auto at = [&](int64_t j) {
+    if constexpr (!PAD) return tap[j];
+    const __m256i rel = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r + j * 8)));
+    return _mm256_andnot_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(rel, _mm256_set1_epi32(kPadRel))), tap[j]);
+  };
+  __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt), at(0));
+  for (int64_t j = 1; j < (KT > 0 ? KT : K); ++j) acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + j * n), at(j), acc);
+  return acc;
+}
+
 // The even (ODD: odd) floats of the sixteen in a, c: a tap of a kStride2 block.
 template <bool ODD = false>
 inline __m256 every_second(__m256 a, __m256 c) {
@@ -206,6 +229,8 @@ inline void planned_run(const float* row, const int32_t* __restrict pos, const u
         acc = _mm256_fmadd_ps(_mm256_loadu_ps(w + (j + 1) * n), every_second<true>(a, c), acc);
       }
       _mm256_storeu_ps(out + 8 * b, acc);
+    } else if constexpr (NL == kRows) {  // pos: the line's idx, each output's first tap
+      _mm256_storeu_ps(out + 8 * b, rows_sum<KT, PAD>(row, pos + 8 * b, r, w, n, K));
     } else if constexpr (KT > 0) {
       __m256i rel[KT];
       for (int j = 0; j < KT; ++j)
@@ -227,6 +252,9 @@ inline void planned_blocks(const float* row, const Line<float>& L, int nl, int64
   if (nl == 2) return planned_run<KT, 2, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
   if (nl == kStride2) return planned_run<KT, kStride2, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
   if (nl == kStride2Pairs) return planned_run<KT, kStride2Pairs, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
+  if constexpr (KT <= 4) {
+    if (nl == kRows) return planned_run<KT, kRows, PAD>(row, L.idx.data(), rels, wt, L.out, L.K, b0, b1, out);
+  }
   planned_run<KT, 4, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
 }
 #endif

@@ -53,6 +53,10 @@ constexpr uint8_t kStride2 = 5;
 // A kStride2 block whose taps go in pairs one position apart (bilinear and bicubic halvings):
 // taps 2m and 2m + 1 are the even and the odd floats of the same two loads.
 constexpr uint8_t kStride2Pairs = 6;
+// Line::blk_loads of a block of at most four taps per output, each output's taps the positions
+// from its first (idx) on: the four floats from each output's first, transposed (downscales
+// whose blocks span more than sixteen positions). blk_rel marks its padding taps kPadRel.
+constexpr uint8_t kRows = 7;
 
 // One axis table, prepared for the kernels in the accumulation type. Built once per table and
 // use (line_for), then shared: immutable.
@@ -86,7 +90,8 @@ struct Line {
   // blk_loads[b] (1, 2 or 4)
   // eight-float loads from position blk_pos[b], inside the line, tap j of row 8 b + i is at
   // blk_pos[b] + blk_rel[(b * K + j) * 8 + i], or is a padding tap of the zero slot where
-  // blk_rel is kPadRel (its value is 0); blk_loads[b] == kStride2: tap j's eight positions
+  // blk_rel is kPadRel (its value is 0); blk_loads[b] == kRows: each output's taps are the
+  // floats from its first on (kRows); blk_loads[b] == kStride2: tap j's eight positions
   // are every second one from blk_pos[b] + blk_rel[(b * K + j) * 8] (halvings: two loads and
   // a shuffle per tap; kStride2Pairs, two loads per pair of taps); blk_loads[b] == 0: they do
   // not (downscales by more than four, lines shorter than the loads), and the block gathers.
@@ -151,7 +156,25 @@ void plan_loads(Line<acc_t>& L) {
     const int64_t span = hi - lo;
     const int nl = span < 8 ? 1 : span < 16 ? 2 : span < 32 ? 4 : 0;
     const int64_t base = std::min(lo, L.in - 8 * nl);
-    if (nl == 0 || base < 0 || hi - base >= 8 * nl) continue;
+    const bool picks = nl != 0 && base >= 0 && hi - base < 8 * nl;
+    // Four loads or gathers: each output's taps the four floats from its first, where they are.
+    bool rows = K >= 2 && K <= 4 && (nl == 4 || !picks);
+    for (int64_t i = 0; i < 8 && rows; ++i) {
+      const int64_t q = L.idx[8 * b + i];
+      rows = q != pad && q + 4 <= L.in;
+      for (int64_t j = 1; j < K && rows; ++j) {
+        const int64_t p = L.idx[j * L.out + 8 * b + i];
+        rows = p == q + j || p == pad;
+      }
+    }
+    if (rows) {
+      L.blk_loads[b] = kRows;
+      for (int64_t j = 0; j < K; ++j)
+        for (int64_t i = 0; i < 8; ++i)
+          L.blk_rel[(b * K + j) * 8 + i] = L.idx[j * L.out + 8 * b + i] == pad ? kPadRel : 0;
+      continue;
+    }
+    if (!picks) continue;
     L.blk_pos[b] = static_cast<int32_t>(base);
     L.blk_loads[b] = static_cast<uint8_t>(nl);
     for (int64_t j = 0; j < K; ++j) {
