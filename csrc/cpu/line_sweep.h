@@ -466,6 +466,16 @@ inline bool blended_halving_pays(const Line<float>& L, int64_t T) {
   return L.step == 1 && L.K == 2 && !L.blk_loads.empty() && L.ragged.empty() && T >= 2 && T <= 4;
 }
 
+// f(std::integral_constant<int, T>{}) for T = 2, 3 or 4 input lines (4: more).
+template <typename F>
+inline int64_t with_lines(int64_t T, F f) {
+  switch (T) {
+    case 2: return f(std::integral_constant<int, 2>{});
+    case 3: return f(std::integral_constant<int, 3>{});
+    default: return f(std::integral_constant<int, 4>{});
+  }
+}
+
 // blended_halving's loop over blocks from b for T = TT input lines: a function of its own, so
 // that its pointers and weights stay in registers (inlined into run_sweep's loops they were
 // spilled and reloaded per block: 1.25x slower).
@@ -495,24 +505,16 @@ __attribute__((noinline)) int64_t halving_run(const float* src, const int64_t* o
 inline int64_t blended_halving(const float* src, const int64_t* off, const float* tw, int64_t T,
                                const Line<float>& L, int64_t o0, int64_t o1, float* out) {
   if (o0 % 8 != 0) return o0;
-  const int64_t b = o0 / 8;
-  switch (T) {
-    case 2: return halving_run<2>(src, off, tw, L, b, o1, out);
-    case 3: return halving_run<3>(src, off, tw, L, b, o1, out);
-    default: return halving_run<4>(src, off, tw, L, b, o1, out);
-  }
+  return with_lines(T, [&](auto t) { return halving_run<decltype(t)::value>(src, off, tw, L, o0 / 8, o1, out); });
 }
 
 // blended_pairs for the line's C and K.
 inline int64_t blended_pairs_line(const float* src, const int64_t* off, const float* tw, int64_t T,
                                   const Line<float>& L, int64_t o0, int64_t o1, float* out) {
   auto lines = [&](auto c, auto k) {
-    constexpr int Cc = decltype(c)::value, Kc = decltype(k)::value;
-    switch (T) {
-      case 2: return blended_pairs<Cc, Kc, 2>(src, off, tw, L, o0, o1, out);
-      case 3: return blended_pairs<Cc, Kc, 3>(src, off, tw, L, o0, o1, out);
-      default: return blended_pairs<Cc, Kc, 4>(src, off, tw, L, o0, o1, out);
-    }
+    return with_lines(T, [&](auto t) {
+      return blended_pairs<decltype(c)::value, decltype(k)::value, decltype(t)::value>(src, off, tw, L, o0, o1, out);
+    });
   };
   auto pairs = [&](auto c) {
     return L.K == 2 ? lines(c, std::integral_constant<int, 2>{}) : lines(c, std::integral_constant<int, 0>{});

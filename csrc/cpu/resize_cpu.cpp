@@ -53,9 +53,9 @@ constexpr uint8_t kStride2 = 5;
 // A kStride2 block whose taps go in pairs one position apart (bilinear and bicubic halvings):
 // taps 2m and 2m + 1 are the even and the odd floats of the same two loads.
 constexpr uint8_t kStride2Pairs = 6;
-// Line::blk_loads of a block of at most four taps per output, each output's taps the positions
+// Line::blk_loads of a block of two to four taps per output, each output's taps the positions
 // from its first (idx) on: the four floats from each output's first, transposed (downscales
-// whose blocks span more than sixteen positions). blk_rel marks its padding taps kPadRel.
+// whose blocks span sixteen positions or more). blk_rel marks its padding taps kPadRel.
 constexpr uint8_t kRows = 7;
 
 // One axis table, prepared for the kernels in the accumulation type. Built once per table and
@@ -292,7 +292,8 @@ std::shared_ptr<const Line<acc_t>> line_for(const AxisTable& t, bool lead, bool 
   static auto* cache = new LruCache<LineKey, Line<acc_t>>(64, size_t{256} << 20);
   auto bytes = [](const Line<acc_t>& L) {
     return (L.start.size() + L.len.size()) * sizeof(int64_t) + (L.w.size() + L.wt.size()) * sizeof(acc_t) +
-           (L.idx.size() + L.blk_pos.size()) * sizeof(int32_t) + L.blk_loads.size() + L.blk_rel.size();
+           (L.idx.size() + L.blk_pos.size()) * sizeof(int32_t) + L.blk_loads.size() + L.blk_rel.size() +
+           L.span_pairs.size();
   };
   return cache->get(LineKey{t.id, lead, gather, fold, join},
                     [&] { return build_line<acc_t>(t, lead, gather, fold, join); }, bytes);
