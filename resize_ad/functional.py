@@ -171,11 +171,8 @@ def _fast_call(input, size, scale_factor, mode, align_corners, recompute_scale_f
     caps = MODE_CAPS.get(mode)
     shape = input.shape
     dim = len(shape) - 2
-    if caps is None or dim not in caps.ranks or shape[1] <= 0:
+    if caps is None or dim not in caps.ranks or input.numel() == 0:  # empty: the full checks
         return None
-    for i in range(2, dim + 2):
-        if shape[i] <= 0:
-            return None
     if align_corners is None:
         ac = False
     elif type(align_corners) is bool and (caps.align_corners == "grid" or
@@ -186,11 +183,13 @@ def _fast_call(input, size, scale_factor, mode, align_corners, recompute_scale_f
     if scale_factor is None:
         ts = type(size)
         if ts is int:
+            if size <= 0 or size >= 2**62:
+                return None
             out = [size] * dim
         elif (ts is tuple or ts is list) and len(size) == dim:
             out = list(size)
             for v in out:
-                if type(v) is not int:
+                if type(v) is not int or v <= 0 or v >= 2**62:
                     return None
         else:
             return None
@@ -210,14 +209,12 @@ def _fast_call(input, size, scale_factor, mode, align_corners, recompute_scale_f
         out = []
         for n, sc in zip(shape[2:], scales):
             v = n * sc
-            if not (math.isfinite(v) and v < 2.0**62):
+            if not (math.isfinite(v) and 1.0 <= v < 2.0**62):
                 return None
             out.append(int(v))
         if caps.name == "nearest":
             scales = _nearest_scales(input, out, scales)
     else:
-        return None
-    if min(out) <= 0 or max(out) >= 2**62:
         return None
     return _plain_resize(input, out, mode, ac, scales)
 
