@@ -175,7 +175,8 @@ inline __m256 picked_sum_k(const float* row, int32_t base, const uint8_t* r, con
 // rel is kPadRel (the zero slot's padding taps) read 0. The sum of gather_line, in its order.
 template <int KT, bool PAD>
 inline __m256 rows_sum(const float* row, const int32_t* __restrict first, const uint8_t* r, const float* wt,
-                       int64_t n, int64_t K) {
+                       int64_t n) {
+  static_assert(KT >= 2 && KT <= 4, "kRows blocks have two to four taps");
   __m256 a[4];
   for (int i = 0; i < 4; ++i)
     a[i] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(row + first[i])), _mm_loadu_ps(row + first[i + 4]), 1);
@@ -189,7 +190,7 @@ inline __m256 rows_sum(const float* row, const int32_t* __restrict first, const 
     return _mm256_andnot_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(rel, _mm256_set1_epi32(kPadRel))), tap[j]);
   };
   __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt), at(0));
-  for (int64_t j = 1; j < (KT > 0 ? KT : K); ++j) acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + j * n), at(j), acc);
+  for (int j = 1; j < KT; ++j) acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + j * n), at(j), acc);
   return acc;
 }
 
@@ -230,7 +231,7 @@ inline void planned_run(const float* row, const int32_t* __restrict pos, const u
       }
       _mm256_storeu_ps(out + 8 * b, acc);
     } else if constexpr (NL == kRows) {  // pos: the line's idx, each output's first tap
-      _mm256_storeu_ps(out + 8 * b, rows_sum<KT, PAD>(row, pos + 8 * b, r, w, n, K));
+      _mm256_storeu_ps(out + 8 * b, rows_sum<KT, PAD>(row, pos + 8 * b, r, w, n));
     } else if constexpr (KT > 0) {
       __m256i rel[KT];
       for (int j = 0; j < KT; ++j)
@@ -252,7 +253,7 @@ inline void planned_blocks(const float* row, const Line<float>& L, int nl, int64
   if (nl == 2) return planned_run<KT, 2, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
   if (nl == kStride2) return planned_run<KT, kStride2, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
   if (nl == kStride2Pairs) return planned_run<KT, kStride2Pairs, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
-  if constexpr (KT <= 4) {
+  if constexpr (KT >= 2 && KT <= 4) {  // (kRows blocks: K = 2 to 4, each its own KT)
     if (nl == kRows) return planned_run<KT, kRows, PAD>(row, L.idx.data(), rels, wt, L.out, L.K, b0, b1, out);
   }
   planned_run<KT, 4, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
