@@ -336,6 +336,12 @@ HALVINGS = [
     ((1, 2, 30, 100), dict(size=(13, 50), mode="area")),
     ((1, 1, 64, 1030), dict(size=(25, 515), mode="bilinear")),
     ((1, 2, 9, 64), dict(size=(4, 32), mode="bilinear")),
+    # Lines of three and of four rows, both kinds in one plane, and lines of one row (a
+    # downscale by 7 / 3 lands every third output row on an input row) between lines of two.
+    ((1, 2, 30, 64), dict(size=(10, 32), mode="area")),
+    ((1, 2, 40, 64), dict(size=(10, 32), mode="area")),
+    ((2, 2, 30, 64), dict(size=(13, 32), mode="area")),
+    ((1, 2, 70, 64), dict(size=(30, 32), mode="bilinear")),
 ]
 
 

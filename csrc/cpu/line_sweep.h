@@ -499,6 +499,51 @@ __attribute__((noinline)) int64_t halving_run(const float* src, const int64_t* o
   return 8 * b;
 }
 
+// Whether every line of a sweep is a blended halving of its own input lines, the whole line in
+// kStride2Pairs blocks (bilinear and area halvings of planes): one leading axis, one segment, no
+// ring, stage, streaming, pretouch or prefetch (run_sweep then runs its lines through
+// halving_lines).
+inline bool halving_sweep(const Sweep<float>& P) {
+  const Line<float>& L = *P.last;
+  if (P.lead.size() != 1 || P.nseg != 1 || P.ring != 0 || P.stream || P.stream_rows || P.pretouch ||
+      P.prefetch || P.inner != 1 || L.out % 8 != 0 || !blended_halving_pays(L, 2))
+    return false;
+  return std::all_of(L.blk_loads.begin(), L.blk_loads.end(), [](uint8_t l) { return l == kStride2Pairs; });
+}
+
+// Lines [r, r1) of a halving_sweep whose leading taps number TT (two to four), each as
+// blended_halving computes it: a function of its own, so that run_sweep's work per line (its
+// taps, the dispatch to the line's kernel, a call) is not paid per line of a few blocks.
+// Returns the first line it did not compute (one with another count of taps, or r1).
+template <int TT>
+__attribute__((noinline)) int64_t halving_lines(const Sweep<float>& P, const float* src, float* dst,
+                                                int64_t r, int64_t r1) {
+  const Line<float>& a = *P.lead[0];
+  const Line<float>& L = *P.last;
+  const int64_t in_row = L.in, n = L.out, nb = n / 8;
+  const int32_t* __restrict pos = L.blk_pos.data();
+  const uint8_t* __restrict rel = L.blk_rel.data();
+  const float* __restrict wt = L.wt.data();
+  int64_t b = r / a.out, oi = r % a.out;
+  for (; r < r1; ++r) {
+    if (a.len[oi] != TT) break;
+    int64_t off[4];
+    const int64_t first = b * a.in + a.start[oi];
+    for (int t = 0; t < TT; ++t) off[t] = (first + t) * in_row;
+    const LinesBlend<8, TT> blend8(src, off, a.w.data() + oi * a.K, TT);
+    float* const out = dst + r * n;
+    for (int64_t k = 0; k < nb; ++k) {
+      const int64_t q = pos[k] + rel[k * 2 * 8];
+      const __m256 x = blend8.at(q), c = blend8.at(q + 8);
+      __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt + 8 * k), every_second(x, c));
+      acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + n + 8 * k), every_second<true>(x, c), acc);
+      _mm256_storeu_ps(out + 8 * k, acc);
+    }
+    if (++oi == a.out) oi = 0, ++b;
+  }
+  return r;
+}
+
 // Outputs [o0, o1) of a blended_halving_pays line from the blend of T input lines (src + off[t],
 // weights tw[t]), block by block while the blocks are kStride2Pairs: the two loads of each block
 // blended in blend's order, then its taps as planned_run takes them, so the values are blend's
@@ -1001,6 +1046,11 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
     return reinterpret_cast<char*>(dst + r * out_row + o * P.inner);
   };
 
+#if RESIZE_AD_AVX2
+  bool halving = false;
+  if constexpr (std::is_same_v<src_t, float> && std::is_same_v<dst_t, float> && std::is_same_v<acc_t, float>)
+    halving = halving_sweep(P);
+#endif
   parallel_chunks(0, P.rows * P.nseg, P.grain, [&](int64_t begin, int64_t end) {
     const SweepScratch<acc_t> S(P, sizeof(dst_t));
     // Sweep::pretouch: the chunk's bytes [item_at(begin), item_at(end)) are its own; one store
@@ -1023,12 +1073,16 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
     int64_t staged = -1;
     int64_t prev_off = 0;  // the previous line's first leading tap, for the prefetch below
     // Item = (line r, segment sg); line r = (b, oi[0], ..., oi[m-1]). Advanced as an odometer.
-    int64_t r = begin / P.nseg, sg = begin % P.nseg, b = r;
+    int64_t r, sg, b;
     int64_t oi[8] = {0};
-    for (int64_t i = m - 1; i >= 0; --i) {
-      oi[i] = b % P.lead[i]->out;
-      b /= P.lead[i]->out;
-    }
+    auto seek = [&](int64_t item) {
+      r = item / P.nseg, sg = item % P.nseg, b = r;
+      for (int64_t i = m - 1; i >= 0; --i) {
+        oi[i] = b % P.lead[i]->out;
+        b /= P.lead[i]->out;
+      }
+    };
+    seek(begin);
     auto advance = [&] {
       if (++sg < P.nseg) return;
       sg = 0;
@@ -1040,6 +1094,17 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
       ++b;
     };
     for (int64_t item = begin; item < end; ++item, advance()) {
+#if RESIZE_AD_AVX2
+      if constexpr (std::is_same_v<src_t, float> && std::is_same_v<dst_t, float> && std::is_same_v<acc_t, float>) {
+        // A halving_sweep: the lines from here on that have two to four leading taps through
+        // halving_lines; the first that has not (or none), below.
+        if (const int64_t T = halving ? P.lead[0]->len[oi[0]] : 0; T >= 2 && T <= 4) {
+          item = with_lines(T, [&](auto t) { return halving_lines<decltype(t)::value>(P, src, dst, item, end); });
+          if (item == end) break;
+          seek(item);
+        }
+      }
+#endif
       if (P.pretouch) touch_to(item_at(item + 1));
       const int64_t o0 = sg * P.seg_len;
       const int64_t o1 = std::min(last.out, o0 + P.seg_len);
