@@ -308,6 +308,11 @@ BLENDED_PAIRS = [
     ((1, 64, 66), dict(size=(32, 33), mode="area")),
     ((1, 30, 400), dict(size=(11, 350), mode="bilinear")),
     ((1, 20, 400), dict(size=(20, 224), mode="bilinear")),
+    # Whole lines of pairs (resize_cpu.cpp own_lines): an RGBA halving, lines of one input row
+    # between lines of two, and four taps along both axes.
+    ((1, 64, 64), dict(size=(32, 32), mode="area")),
+    ((1, 70, 64), dict(size=(30, 32), mode="bilinear")),
+    ((2, 40, 400), dict(size=(17, 56), mode="bicubic")),
 ]
 
 

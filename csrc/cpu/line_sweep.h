@@ -446,8 +446,8 @@ struct LinesBlend {
 // blended where it is read, in blend's order, so the values are blend's and gather_sweep's.
 // TT input lines, a function of its own (as halving_run: 1.1x-1.3x on RGB and RGBA downscales).
 template <int C, int KT, int TT>
-__attribute__((noinline)) int64_t blended_pairs(const float* src, const int64_t* off, const float* tw,
-                                                const Line<float>& L, int64_t o0, int64_t o1, float* out) {
+inline int64_t blended_pairs_body(const float* src, const int64_t* off, const float* tw,
+                                  const Line<float>& L, int64_t o0, int64_t o1, float* out) {
   const bool pad = L.zero_slot;
   const int32_t slot = static_cast<int32_t>(L.in);
   const LinesBlend<4, TT> blended(src, off, tw, TT);
@@ -457,6 +457,11 @@ __attribute__((noinline)) int64_t blended_pairs(const float* src, const int64_t*
     const __m128 v = blended.at(zero ? 0 : p);
     return zero ? _mm_setzero_ps() : v;
   }, [&](int32_t p) { return blended8.at(p); });
+}
+template <int C, int KT, int TT>
+__attribute__((noinline)) int64_t blended_pairs(const float* src, const int64_t* off, const float* tw,
+                                                const Line<float>& L, int64_t o0, int64_t o1, float* out) {
+  return blended_pairs_body<C, KT, TT>(src, off, tw, L, o0, o1, out);
 }
 
 // Whether sweep_segment resamples a line of one channel per position whose blocks are halvings
@@ -499,45 +504,59 @@ __attribute__((noinline)) int64_t halving_run(const float* src, const int64_t* o
   return 8 * b;
 }
 
-// Whether every line of a sweep is a blended halving of its own input lines, the whole line in
-// kStride2Pairs blocks (bilinear and area halvings of planes): one leading axis, one segment, no
-// ring, stage, streaming, pretouch or prefetch (run_sweep then runs its lines through
-// halving_lines).
-inline bool halving_sweep(const Sweep<float>& P) {
+// Sweeps whose every line is one kernel over the whole line, reading its own input lines (one
+// leading axis, one segment; no ring, stage, streaming, pretouch or prefetch): run_sweep runs
+// their lines through own_lines. kHalving: halvings of planes, the line in kStride2Pairs blocks
+// (blended_halving); kPairs, kPairs2: RGBA lines (of two taps: kPairs2) whose pixel pairs reach
+// the line's end (blended_pairs, where it pays for the line's count of leading taps).
+enum class OwnLines { kNone, kHalving, kPairs, kPairs2 };
+
+inline OwnLines own_lines_of(const Sweep<float>& P) {
   const Line<float>& L = *P.last;
   if (P.lead.size() != 1 || P.nseg != 1 || P.ring != 0 || P.stream || P.stream_rows || P.pretouch ||
-      P.prefetch || P.inner != 1 || L.out % 8 != 0 || !blended_halving_pays(L, 2))
-    return false;
-  return std::all_of(L.blk_loads.begin(), L.blk_loads.end(), [](uint8_t l) { return l == kStride2Pairs; });
+      P.prefetch || P.inner != 1 || L.out % 8 != 0 || !L.ragged.empty())
+    return OwnLines::kNone;
+  if (blended_halving_pays(L, 2) &&
+      std::all_of(L.blk_loads.begin(), L.blk_loads.end(), [](uint8_t l) { return l == kStride2Pairs; }))
+    return OwnLines::kHalving;
+  if (L.step == 4 && L.K > 1 && L.pairs_end == L.out) return L.K == 2 ? OwnLines::kPairs2 : OwnLines::kPairs;
+  return OwnLines::kNone;
 }
 
-// Lines [r, r1) of a halving_sweep whose leading taps number TT (two to four), each as
-// blended_halving computes it: a function of its own, so that run_sweep's work per line (its
-// taps, the dispatch to the line's kernel, a call) is not paid per line of a few blocks.
-// Returns the first line it did not compute (one with another count of taps, or r1).
-template <int TT>
-__attribute__((noinline)) int64_t halving_lines(const Sweep<float>& P, const float* src, float* dst,
-                                                int64_t r, int64_t r1) {
+// Lines [r, r1) of an own_lines_of sweep whose leading taps number TT (two to four), each as
+// sweep_segment computes it (blended_halving, C = 1; blended_pairs, C = 4 and K = KT): a
+// function of its own, so that run_sweep's work per line (its taps, the dispatch to the line's
+// kernel, a call) is not paid per line (1.26x on bilinear halvings of 512 x 512 planes).
+// Returns the first line it did not compute: one with another count of taps, or r1.
+template <int C, int KT, int TT>
+__attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* src, float* dst, int64_t r,
+                                            int64_t r1) {
   const Line<float>& a = *P.lead[0];
   const Line<float>& L = *P.last;
-  const int64_t in_row = L.in, n = L.out, nb = n / 8;
-  const int32_t* __restrict pos = L.blk_pos.data();
-  const uint8_t* __restrict rel = L.blk_rel.data();
-  const float* __restrict wt = L.wt.data();
+  const int64_t in_row = L.in, n = L.out;
+  if (C == 4 && !blended_pairs_pay(L, TT)) return r;
   int64_t b = r / a.out, oi = r % a.out;
   for (; r < r1; ++r) {
     if (a.len[oi] != TT) break;
     int64_t off[4];
     const int64_t first = b * a.in + a.start[oi];
     for (int t = 0; t < TT; ++t) off[t] = (first + t) * in_row;
-    const LinesBlend<8, TT> blend8(src, off, a.w.data() + oi * a.K, TT);
+    const float* const tw = a.w.data() + oi * a.K;
     float* const out = dst + r * n;
-    for (int64_t k = 0; k < nb; ++k) {
-      const int64_t q = pos[k] + rel[k * 2 * 8];
-      const __m256 x = blend8.at(q), c = blend8.at(q + 8);
-      __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt + 8 * k), every_second(x, c));
-      acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + n + 8 * k), every_second<true>(x, c), acc);
-      _mm256_storeu_ps(out + 8 * k, acc);
+    if constexpr (C == 1) {
+      const LinesBlend<8, TT> blend8(src, off, tw, TT);
+      const int32_t* __restrict pos = L.blk_pos.data();
+      const uint8_t* __restrict rel = L.blk_rel.data();
+      const float* __restrict wt = L.wt.data();
+      for (int64_t k = 0; k < n / 8; ++k) {
+        const int64_t q = pos[k] + rel[k * 2 * 8];
+        const __m256 x = blend8.at(q), c = blend8.at(q + 8);
+        __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt + 8 * k), every_second(x, c));
+        acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + n + 8 * k), every_second<true>(x, c), acc);
+        _mm256_storeu_ps(out + 8 * k, acc);
+      }
+    } else {
+      blended_pairs_body<C, KT, TT>(src, off, tw, L, 0, n, out);
     }
     if (++oi == a.out) oi = 0, ++b;
   }
@@ -1047,9 +1066,9 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
   };
 
 #if RESIZE_AD_AVX2
-  bool halving = false;
+  OwnLines own = OwnLines::kNone;
   if constexpr (std::is_same_v<src_t, float> && std::is_same_v<dst_t, float> && std::is_same_v<acc_t, float>)
-    halving = halving_sweep(P);
+    own = own_lines_of(P);
 #endif
   parallel_chunks(0, P.rows * P.nseg, P.grain, [&](int64_t begin, int64_t end) {
     const SweepScratch<acc_t> S(P, sizeof(dst_t));
@@ -1096,10 +1115,17 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
     for (int64_t item = begin; item < end; ++item, advance()) {
 #if RESIZE_AD_AVX2
       if constexpr (std::is_same_v<src_t, float> && std::is_same_v<dst_t, float> && std::is_same_v<acc_t, float>) {
-        // A halving_sweep: the lines from here on that have two to four leading taps through
-        // halving_lines; the first that has not (or none), below.
-        if (const int64_t T = halving ? P.lead[0]->len[oi[0]] : 0; T >= 2 && T <= 4) {
-          item = with_lines(T, [&](auto t) { return halving_lines<decltype(t)::value>(P, src, dst, item, end); });
+        // An own_lines_of sweep: the lines from here on that have two to four leading taps
+        // through own_lines; the first that has not (or none), below.
+        if (const int64_t T = own != OwnLines::kNone ? P.lead[0]->len[oi[0]] : 0; T >= 2 && T <= 4) {
+          item = with_lines(T, [&](auto t) {
+            constexpr int TT = decltype(t)::value;
+            switch (own) {
+              case OwnLines::kHalving: return own_lines<1, 2, TT>(P, src, dst, item, end);
+              case OwnLines::kPairs2: return own_lines<4, 2, TT>(P, src, dst, item, end);
+              default: return own_lines<4, 0, TT>(P, src, dst, item, end);
+            }
+          });
           if (item == end) break;
           seek(item);
         }
