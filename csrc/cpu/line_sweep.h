@@ -528,7 +528,8 @@ inline OwnLines own_lines_of(const Sweep<float>& P) {
 // function of its own, so that run_sweep's work per line (its taps, the dispatch to the line's
 // kernel, a call) is not paid per line (1.26x on bilinear halvings of 512 x 512 planes).
 // Returns the first line it did not compute: one with another count of taps, or r1.
-template <int C, int KT, int TT>
+// REG: a regular line (Line::regular), positions computed and weights broadcast.
+template <int C, int KT, int TT, bool REG>
 __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* src, float* dst, int64_t r,
                                             int64_t r1) {
   const Line<float>& a = *P.lead[0];
@@ -543,7 +544,26 @@ __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* 
     for (int t = 0; t < TT; ++t) off[t] = (first + t) * in_row;
     const float* const tw = a.w.data() + oi * a.K;
     float* const out = dst + r * n;
-    if constexpr (C == 1) {
+    if constexpr (REG) {
+      // Each block's (C = 1) or pixel pair's (C = 4) loads 16 floats after the last's, and the
+      // same two weights.
+      const LinesBlend<8, TT> blend8(src, off, tw, TT);
+      const __m256 w0 = _mm256_set1_ps(L.wt[0]), w1 = _mm256_set1_ps(L.wt[n]);
+      const int64_t q0 = C == 1 ? L.blk_pos[0] + L.blk_rel[0] : L.idx[0];
+      for (int64_t k = 0; k < n / 8; ++k) {
+        const int64_t q = q0 + 16 * k;
+        const __m256 x = blend8.at(q), c = blend8.at(q + 8);
+        __m256 acc;
+        if constexpr (C == 1) {
+          acc = _mm256_mul_ps(w0, every_second(x, c));
+          acc = _mm256_fmadd_ps(w1, every_second<true>(x, c), acc);
+        } else {
+          acc = _mm256_mul_ps(w0, _mm256_permute2f128_ps(x, c, 0x20));
+          acc = _mm256_fmadd_ps(w1, _mm256_permute2f128_ps(x, c, 0x31), acc);
+        }
+        _mm256_storeu_ps(out + 8 * k, acc);
+      }
+    } else if constexpr (C == 1) {
       const LinesBlend<8, TT> blend8(src, off, tw, TT);
       const int32_t* __restrict pos = L.blk_pos.data();
       const uint8_t* __restrict rel = L.blk_rel.data();
@@ -1120,10 +1140,15 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
         if (const int64_t T = own != OwnLines::kNone ? P.lead[0]->len[oi[0]] : 0; T >= 2 && T <= 4) {
           item = with_lines(T, [&](auto t) {
             constexpr int TT = decltype(t)::value;
+            const bool reg = P.last->regular;
             switch (own) {
-              case OwnLines::kHalving: return own_lines<1, 2, TT>(P, src, dst, item, end);
-              case OwnLines::kPairs2: return own_lines<4, 2, TT>(P, src, dst, item, end);
-              default: return own_lines<4, 0, TT>(P, src, dst, item, end);
+              case OwnLines::kHalving:
+                return reg ? own_lines<1, 2, TT, true>(P, src, dst, item, end)
+                           : own_lines<1, 2, TT, false>(P, src, dst, item, end);
+              case OwnLines::kPairs2:
+                return reg ? own_lines<4, 2, TT, true>(P, src, dst, item, end)
+                           : own_lines<4, 2, TT, false>(P, src, dst, item, end);
+              default: return own_lines<4, 0, TT, false>(P, src, dst, item, end);
             }
           });
           if (item == end) break;

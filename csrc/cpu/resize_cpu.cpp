@@ -104,6 +104,12 @@ struct Line {
   // (outputs 4 i .. 4 i + 7), 1 where both have their second tap one pixel after the first and
   // the eight floats from the first inside the line (so no zero slot's padding tap).
   std::vector<uint8_t> span_pairs;
+  // Exact halvings: every output reads the taps of the one before two positions further on,
+  // with the same weights (float gather lines of two taps: of one channel, every block
+  // kStride2Pairs, 16 floats after the one before; RGBA, every pixel's span of both taps 8
+  // floats after the one before). line_sweep.h own_lines then computes the positions and
+  // broadcasts the weights instead of loading them per block.
+  bool regular = false;
 };
 
 // Float gather lines of at most this many taps get a load plan (plan_loads): with five to
@@ -259,6 +265,22 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
       };
       L.span_pairs.assign(px, 0);
       for (int64_t i = 0; i + 1 < px; ++i) L.span_pairs[i] = spans(i) && spans(i + 1);
+    }
+    if (std::is_same_v<acc_t, float> && L.K == 2 && !L.zero_slot && L.ragged.empty() && L.out % 8 == 0 &&
+        (L.step == 1 || L.step == 4)) {
+      bool regular = true;
+      for (int64_t j = 0; j < L.K && regular; ++j)
+        for (int64_t o = 1; o < L.out && regular; ++o) regular = L.wt[j * L.out + o] == L.wt[j * L.out];
+      if (L.step == 1) {
+        regular = regular && !L.blk_loads.empty();
+        const int64_t q0 = regular ? L.blk_pos[0] + L.blk_rel[0] : 0;
+        for (int64_t b = 0; b < L.out / 8 && regular; ++b)
+          regular = L.blk_loads[b] == kStride2Pairs && L.blk_pos[b] + L.blk_rel[b * 2 * 8] == q0 + 16 * b;
+      } else {
+        for (int64_t i = 0; i < L.out / 4 && regular; ++i)
+          regular = L.idx[4 * i] == L.idx[0] + 8 * i && (i % 2 == 1 || L.span_pairs[i]);
+      }
+      L.regular = regular;
     }
     if (L.step == 3 || L.step == 4) {
       for (; L.pairs_end < L.out; L.pairs_end += L.step) {
