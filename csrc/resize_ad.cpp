@@ -28,6 +28,7 @@ bool parse_ints(PyObject* obj, std::vector<c10::SymInt>& out) {
   if (!PyList_Check(obj) && !PyTuple_Check(obj)) return false;
   const Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
   PyObject** items = PySequence_Fast_ITEMS(obj);
+  out.reserve(n);
   for (Py_ssize_t i = 0; i < n; ++i) {
     if (!PyLong_CheckExact(items[i])) return false;
     const long long v = PyLong_AsLongLong(items[i]);

@@ -115,6 +115,7 @@ SweepShape sweep_shape(const Plan& p, at::IntArrayRef phys_sizes) {
 // The spatial tables in physical order, identity tables included.
 std::vector<const AxisTable*> physical_tables(const Plan& p, const SweepShape& s) {
   std::vector<const AxisTable*> tabs;
+  tabs.reserve(s.last - s.first + 1);
   for (int64_t i = s.first; i <= s.last; ++i) tabs.push_back(p.tables[p.perm[i] - 2].get());
   return tabs;
 }
@@ -181,9 +182,10 @@ Executor choose_executor(const Plan& p, const at::ScalarType input_dtype,
   if (gather_ok && gather_taps(p) <= static_cast<double>(k.gather_max_taps)) return Executor::ProductGather;
   if (sweep_ok) {
     const SweepShape s = sweep_shape(p, phys_sizes);
-    if (s.inner == 1 && passes_join_pay(*physical_tables(p, s).back(), k)) return Executor::Separable;
-    if (line_sweep_cost(physical_tables(p, s), static_cast<double>(s.outer),
-                        static_cast<double>(s.inner)) <= separable_cost(p, phys_sizes.vec()))
+    const std::vector<const AxisTable*> tabs = physical_tables(p, s);
+    if (s.inner == 1 && passes_join_pay(*tabs.back(), k)) return Executor::Separable;
+    if (line_sweep_cost(tabs, static_cast<double>(s.outer), static_cast<double>(s.inner)) <=
+        separable_cost(p, phys_sizes.vec()))
       return Executor::LineSweep;
   }
   return Executor::Separable;
@@ -194,6 +196,8 @@ Plan make_plan(const at::Tensor& x, at::MemoryFormat fmt,
   Plan p;
   p.tables = std::move(tables);
   p.perm = physical_order(fmt, x.dim());
+  p.pos.reserve(p.tables.size());
+  p.order.reserve(p.tables.size());
   for (size_t d = 0; d < p.tables.size(); ++d) {
     p.pos.push_back(std::find(p.perm.begin(), p.perm.end(), static_cast<int64_t>(d + 2)) -
                     p.perm.begin());
@@ -205,11 +209,12 @@ Plan make_plan(const at::Tensor& x, at::MemoryFormat fmt,
     // Native's uint8 pass order: the last (contiguous) axis first, then the others inwards.
     std::reverse(p.order.begin(), p.order.end());
   } else {
-    // Shrinking axes first: every later pass then reads and writes less.
-    std::stable_sort(p.order.begin(), p.order.end(), [&](size_t a, size_t b) {
-      return static_cast<double>(p.tables[a]->out_size) / p.tables[a]->in_size <
-             static_cast<double>(p.tables[b]->out_size) / p.tables[b]->in_size;
-    });
+    // Shrinking axes first: every later pass then reads and writes less. A stable insertion
+    // sort of at most three axes (std::stable_sort allocates a buffer).
+    auto ratio = [&](size_t d) { return static_cast<double>(p.tables[d]->out_size) / p.tables[d]->in_size; };
+    for (size_t i = 1; i < p.order.size(); ++i)
+      for (size_t j = i; j > 0 && ratio(p.order[j]) < ratio(p.order[j - 1]); --j)
+        std::swap(p.order[j], p.order[j - 1]);
   }
   p.kernel_dtype = x.scalar_type();
   bool u8_ok = p.kernel_dtype == at::kByte && k.pass_u8 != nullptr;
@@ -315,8 +320,10 @@ void run(const Plan& p, const at::Tensor& x, const at::Tensor& out, const Device
     out.copy_(x);
     return;
   }
-  const at::Tensor cur = x.permute(p.perm);
-  const at::Tensor out_phys = out.permute(p.perm);
+  // In physical order (no view needed where that is the logical one).
+  const bool logical = std::is_sorted(p.perm.begin(), p.perm.end());
+  const at::Tensor cur = logical ? x : x.permute(p.perm);
+  const at::Tensor out_phys = logical ? out : out.permute(p.perm);
   TORCH_INTERNAL_ASSERT(out_phys.is_contiguous());
   switch (p.executor) {
     case Executor::LineSweep: return run_line_sweep(p, cur, out_phys, k);

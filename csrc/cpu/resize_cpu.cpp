@@ -476,6 +476,7 @@ Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const Ax
   P.inner = inner;
   P.rows = outer;
   double lead_taps = 1;
+  P.lead.reserve(k - 1);
   for (int64_t i = 0; i + 1 < k; ++i) {
     P.lead.push_back(line_for<acc_t>(*tabs[i], /*lead=*/true, /*gather=*/false));
     P.rows *= tabs[i]->out_size;
