@@ -2,12 +2,15 @@
 // table and of the test seams (executor, huge pages). The kernels live in cpu/ and cuda/;
 // nothing here computes.
 #include <Python.h>
+#include <ATen/PythonTorchFunctionTLS.h>
 #include <ATen/core/LegacyTypeDispatch.h>
+#include <c10/core/GradMode.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/csrc/Exceptions.h>
 #include <torch/csrc/autograd/python_variable.h>
 #include <torch/library.h>
 
+#include <cmath>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -88,6 +91,104 @@ PyObject* call_op(PyObject* /*self*/, PyObject* const* args, Py_ssize_t nargs) {
     if (scales) sc = c10::ArrayRef<double>(*scales);
     y = (which == 0 ? resize : resize_backward)
             .call(x, c10::SymIntArrayRef(sizes), mode, align_corners, sc, antialias);
+  }
+  return THPVariable_Wrap(std::move(y));
+  END_HANDLE_TH_ERRORS
+}
+
+// _interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
+// antialias): resize_ad.interpolate's common call in one C call, its fast path's tests made here
+// (functional.py _fast_call, which takes every call this returns NotImplemented for): a plain
+// float or double tensor, not empty, that needs no autograd, outside functorch transforms and
+// torch function modes; a mode and rank the op takes, align_corners None or a bool the mode
+// takes; size as int or ints in (0, 2^62), or (not area, not nearest) scale_factor as numbers
+// whose output sizes are in [1, 2^62); recompute_scale_factor None, antialias False. The caller
+// (interpolate) has checked that neither torch.compile nor a forward-AD level is active.
+PyObject* interpolate_op(PyObject* /*self*/, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  if (nargs != 7 || !THPVariable_CheckExact(args[0]) || !PyUnicode_CheckExact(args[3]) ||
+      args[5] != Py_None || args[6] != Py_False) {
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  const at::Tensor& x = THPVariable_Unpack(args[0]);
+  const at::ScalarType dt = x.scalar_type();
+  constexpr c10::DispatchKeySet kWrapped({c10::DispatchKey::FuncTorchGradWrapper, c10::DispatchKey::FuncTorchBatched,
+                                          c10::DispatchKey::Python, c10::DispatchKey::Functionalize});
+  if ((dt != at::kFloat && dt != at::kDouble) || (x.requires_grad() && at::GradMode::is_enabled()) ||
+      at::impl::torch_function_mode_enabled() || x.key_set().has_any(kWrapped)) {
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  Py_ssize_t mode_len = 0;
+  const char* mode_ptr = PyUnicode_AsUTF8AndSize(args[3], &mode_len);
+  if (mode_ptr == nullptr) return nullptr;
+  const std::string_view mode(mode_ptr, mode_len);
+  const resize_ad::ModeCaps* caps = resize_ad::find_mode(mode);
+  const int64_t dim = x.dim() - 2;
+  if (caps == nullptr || !resize_ad::has_rank(caps->ranks, dim) || x.numel() == 0) Py_RETURN_NOTIMPLEMENTED;
+  bool align_corners = false;
+  if (args[4] != Py_None) {
+    if (!PyBool_Check(args[4]) || caps->align == resize_ad::AlignCorners::Absent) Py_RETURN_NOTIMPLEMENTED;
+    align_corners = args[4] == Py_True;
+    if (align_corners && caps->align == resize_ad::AlignCorners::Refused) Py_RETURN_NOTIMPLEMENTED;
+  }
+  constexpr int64_t kTooLarge = int64_t{1} << 62;
+  std::vector<c10::SymInt> sizes;
+  sizes.reserve(dim);
+  std::optional<std::vector<double>> scales;
+  // ints: an exact int in (0, 2^62); numbers: an exact float or int.
+  auto items = [&](PyObject* obj, auto take) {
+    if (PyList_CheckExact(obj) || PyTuple_CheckExact(obj)) {
+      if (PySequence_Fast_GET_SIZE(obj) != dim) return false;
+      PyObject** it = PySequence_Fast_ITEMS(obj);
+      for (int64_t i = 0; i < dim; ++i)
+        if (!take(it[i])) return false;
+      return true;
+    }
+    for (int64_t i = 0; i < dim; ++i)
+      if (!take(obj)) return false;
+    return true;
+  };
+  bool ok = false;
+  if (args[2] == Py_None && args[1] != Py_None) {
+    ok = items(args[1], [&](PyObject* v) {
+      if (!PyLong_CheckExact(v)) return false;
+      const long long n = PyLong_AsLongLong(v);
+      if (n == -1 && PyErr_Occurred()) return PyErr_Clear(), false;
+      if (n <= 0 || n >= kTooLarge) return false;
+      sizes.emplace_back(static_cast<int64_t>(n));
+      return true;
+    });
+  } else if (args[1] == Py_None && args[2] != Py_None && mode != "area" && mode != "nearest") {
+    scales.emplace();
+    ok = items(args[2], [&](PyObject* v) {
+      double sc;
+      if (PyFloat_CheckExact(v)) {
+        sc = PyFloat_AS_DOUBLE(v);
+      } else if (PyLong_CheckExact(v)) {
+        sc = PyLong_AsDouble(v);
+        if (sc == -1.0 && PyErr_Occurred()) return PyErr_Clear(), false;
+      } else {
+        return false;
+      }
+      const double o = static_cast<double>(x.size(2 + static_cast<int64_t>(scales->size()))) * sc;
+      if (!(std::isfinite(o) && o >= 1.0 && o < static_cast<double>(kTooLarge))) return false;
+      scales->push_back(sc);
+      sizes.emplace_back(static_cast<int64_t>(o));
+      return true;
+    });
+  }
+  if (!ok) Py_RETURN_NOTIMPLEMENTED;
+  static const auto resize = c10::Dispatcher::singleton()
+                                 .findSchemaOrThrow("resize_ad::resize", "")
+                                 .typed<ResizeFn>();
+  at::Tensor y;
+  {
+    pybind11::gil_scoped_release no_gil;
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    std::optional<c10::ArrayRef<double>> sc;
+    if (scales) sc = c10::ArrayRef<double>(*scales);
+    y = resize.call(x, c10::SymIntArrayRef(sizes), c10::string_view(mode.data(), mode.size()), align_corners, sc,
+                    false);
   }
   return THPVariable_Wrap(std::move(y));
   END_HANDLE_TH_ERRORS
@@ -194,6 +295,8 @@ namespace {
 PyMethodDef methods[] = {
     {"_call", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(call_op)), METH_FASTCALL,
      "resize / resize_backward below autograd (internal fast path of resize_ad.interpolate)"},
+    {"_interpolate", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(interpolate_op)), METH_FASTCALL,
+     "resize_ad.interpolate's common call (its fast path), or NotImplemented"},
     {"_capabilities", capabilities, METH_NOARGS, "the capability table (tuple of dicts)"},
     {"_check", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(check)), METH_FASTCALL,
      "one of the op's argument checks"},

@@ -8,6 +8,9 @@ from typing import List, Optional, Sequence, Union
 import torch
 from torch import Tensor
 
+from torch.autograd import forward_ad as _forward_ad
+
+from ._C import _interpolate as _c_interpolate
 from .autograd import _plain_resize, _resize
 from .capabilities import (FILTER_MODES, MODE_CAPS, MODES, NATIVE_MODES, check_align_corners,
                            check_antialias, check_dtype, check_rank)
@@ -132,6 +135,12 @@ def interpolate(
         >>> y.shape
         torch.Size([1, 3, 16, 16])
     """
+    # The common call: checked and run in one C call (resize_ad._C._interpolate, _fast_call's
+    # tests in C++), else _fast_call, else every check here.
+    if _forward_ad._current_level < 0 and not torch.compiler.is_compiling():
+        fast = _c_interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
+        if fast is not NotImplemented:
+            return fast
     fast = _fast_call(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
     if fast is not None:
         return fast

@@ -451,3 +451,73 @@ def test_train_unet_example_reduced():
     assert r["grads_finite"] and r["penalty"] > 0
     assert r["penalty_grad_diff_f64"] <= 1e-12 * r["penalty_grad_scale"]
     assert r["penalty_grad_diff_f32"] <= 1e-4 * r["penalty_grad_scale"]
+
+
+# resize_ad.interpolate's common call is checked and run in one C call (_C._interpolate); it
+# must take exactly the calls the Python fast path (functional._fast_call) takes that need no
+# autograd (nearest's scale factors it leaves to Python too), with the same result, and leave
+# every other call (NotImplemented) to the Python path and its errors.
+def _fast_path_calls():
+    x = torch.randn(1, 2, 9, 12)
+    x1, x3 = torch.randn(2, 3, 10), torch.randn(1, 1, 4, 5, 6)
+    xcl = x.contiguous(memory_format=torch.channels_last)
+    calls = []
+    for t in (x, xcl, x.double(), x.half(), (x * 50).to(torch.uint8), x[:, :, :0], nn.Parameter(x.clone()),
+              x.clone().requires_grad_(), x1, x3, x[0]):
+        calls.append((t, dict(size=5, mode="bilinear")))
+    for size in (5, (5, 7), [5, 7], (5,), (5, 7, 3), (0, 7), (-1, 7), (5, True), (5.0, 7), 2**62, 2**62 - 1,
+                 2**80, torch.tensor(5), (5, torch.tensor(7))):
+        calls.append((x, dict(size=size, mode="bilinear")))
+    for sf in (2, 2.0, 0.5, (2, 3), [1.5, 0.75], (2,), True, (2, True), 0.01, float("inf"), float("nan"),
+               -2.0, 1e300, 10**400, (2, 10**400)):
+        for mode in ("bilinear", "nearest", "nearest-exact", "area", "bicubic"):
+            calls.append((x, dict(scale_factor=sf, mode=mode)))
+    calls.append((x, dict(size=5, scale_factor=2, mode="bilinear")))
+    calls.append((x, dict(mode="bilinear")))
+    for mode in resize_ad.MODES + ("linear", "trilinear", "bogus", 3):
+        for ac in (None, True, False, 1):
+            for t in (x1, x, x3):
+                calls.append((t, dict(size=4, mode=mode, align_corners=ac)))
+    for extra in (dict(antialias=True), dict(antialias=0), dict(recompute_scale_factor=True),
+                  dict(recompute_scale_factor=False)):
+        calls.append((x, dict(size=4, mode="bilinear", **extra)))
+    return calls
+
+
+def test_c_fast_path_takes_what_the_python_one_takes():
+    from resize_ad import _C
+    from resize_ad.functional import _fast_call
+    taken = 0
+    for t, kw in _fast_path_calls():
+        args = (t, kw.get("size"), kw.get("scale_factor"), kw.get("mode", "nearest"), kw.get("align_corners"),
+                kw.get("recompute_scale_factor"), kw.get("antialias", False))
+        try:
+            want = _fast_call(*args)
+        except Exception as e:  # the Python fast path raising: the C one must not have taken it
+            want = e
+        try:
+            got = _C._interpolate(*args)
+        except Exception as e:  # the op's own error (sizes it cannot allocate): the same as Python's
+            assert isinstance(want, Exception) and type(e) is type(want) and str(e) == str(want), (t.shape, kw)
+            continue
+        if (want is None or isinstance(want, Exception) or t.requires_grad
+                or (kw.get("mode") == "nearest" and kw.get("scale_factor") is not None)):
+            assert got is NotImplemented, (t.shape, kw)
+            continue
+        assert got is not NotImplemented, (t.shape, t.dtype, kw)
+        assert torch.equal(got, want) and got.stride() == want.stride(), (t.shape, kw)
+        taken += 1
+    assert taken > 50
+    with torch.no_grad():  # a tensor that requires grad, where grad mode is off
+        t = torch.randn(1, 1, 6, 6, requires_grad=True)
+        assert torch.equal(_C._interpolate(t, 3, None, "bilinear", None, None, False),
+                           _fast_call(t, 3, None, "bilinear", None, None, False))
+    class Passthrough(torch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    t = torch.randn(1, 1, 6, 6)
+    with Passthrough():
+        assert _C._interpolate(t, 3, None, "bilinear", None, None, False) is NotImplemented
+    assert torch.func.vmap(lambda v: resize_ad.interpolate(v, size=3, mode="bilinear"))(
+        torch.randn(2, 1, 1, 6, 6)).shape == (2, 1, 1, 3, 3)
