@@ -54,6 +54,30 @@ bool parse_floats(PyObject* obj, std::optional<std::vector<double>>& out) {
   return true;
 }
 
+// resize (backward false) or resize_backward through the dispatcher below autograd, without the
+// GIL, as a new Python tensor.
+PyObject* call_below_autograd(bool backward, const at::Tensor& x, const std::vector<c10::SymInt>& sizes,
+                              std::string_view mode, bool align_corners,
+                              const std::optional<std::vector<double>>& scales, bool antialias) {
+  static const auto resize = c10::Dispatcher::singleton()
+                                 .findSchemaOrThrow("resize_ad::resize", "")
+                                 .typed<ResizeFn>();
+  static const auto resize_backward = c10::Dispatcher::singleton()
+                                          .findSchemaOrThrow("resize_ad::resize_backward", "")
+                                          .typed<ResizeFn>();
+  at::Tensor y;
+  {
+    pybind11::gil_scoped_release no_gil;
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    std::optional<c10::ArrayRef<double>> sc;
+    if (scales) sc = c10::ArrayRef<double>(*scales);
+    y = (backward ? resize_backward : resize)
+            .call(x, c10::SymIntArrayRef(sizes), c10::string_view(mode.data(), mode.size()), align_corners, sc,
+                  antialias);
+  }
+  return THPVariable_Wrap(std::move(y));
+}
+
 // _call(op, x, sizes, mode, align_corners, scales, antialias) with op 0 = resize,
 // 1 = resize_backward: the op through the dispatcher below autograd, without torch.ops'
 // generic argument parsing. Only for plain tensors that need no autograd (functional.py checks
@@ -74,25 +98,10 @@ PyObject* call_op(PyObject* /*self*/, PyObject* const* args, Py_ssize_t nargs) {
   Py_ssize_t mode_len = 0;
   const char* mode_ptr = PyUnicode_AsUTF8AndSize(args[3], &mode_len);
   if (mode_ptr == nullptr) return nullptr;
-  const std::string mode(mode_ptr, mode_len);
+  const std::string_view mode(mode_ptr, mode_len);
   const at::Tensor& x = THPVariable_Unpack(args[1]);
   const bool align_corners = args[4] == Py_True, antialias = args[6] == Py_True;
-  static const auto resize = c10::Dispatcher::singleton()
-                                 .findSchemaOrThrow("resize_ad::resize", "")
-                                 .typed<ResizeFn>();
-  static const auto resize_backward = c10::Dispatcher::singleton()
-                                          .findSchemaOrThrow("resize_ad::resize_backward", "")
-                                          .typed<ResizeFn>();
-  at::Tensor y;
-  {
-    pybind11::gil_scoped_release no_gil;
-    at::AutoDispatchBelowADInplaceOrView below_autograd;
-    std::optional<c10::ArrayRef<double>> sc;
-    if (scales) sc = c10::ArrayRef<double>(*scales);
-    y = (which == 0 ? resize : resize_backward)
-            .call(x, c10::SymIntArrayRef(sizes), mode, align_corners, sc, antialias);
-  }
-  return THPVariable_Wrap(std::move(y));
+  return call_below_autograd(which != 0, x, sizes, mode, align_corners, scales, antialias);
   END_HANDLE_TH_ERRORS
 }
 
@@ -178,19 +187,7 @@ PyObject* interpolate_op(PyObject* /*self*/, PyObject* const* args, Py_ssize_t n
     });
   }
   if (!ok) Py_RETURN_NOTIMPLEMENTED;
-  static const auto resize = c10::Dispatcher::singleton()
-                                 .findSchemaOrThrow("resize_ad::resize", "")
-                                 .typed<ResizeFn>();
-  at::Tensor y;
-  {
-    pybind11::gil_scoped_release no_gil;
-    at::AutoDispatchBelowADInplaceOrView below_autograd;
-    std::optional<c10::ArrayRef<double>> sc;
-    if (scales) sc = c10::ArrayRef<double>(*scales);
-    y = resize.call(x, c10::SymIntArrayRef(sizes), c10::string_view(mode.data(), mode.size()), align_corners, sc,
-                    false);
-  }
-  return THPVariable_Wrap(std::move(y));
+  return call_below_autograd(false, x, sizes, mode, align_corners, scales, false);
   END_HANDLE_TH_ERRORS
 }
 
