@@ -504,85 +504,6 @@ __attribute__((noinline)) int64_t halving_run(const float* src, const int64_t* o
   return 8 * b;
 }
 
-// Sweeps whose every line is one kernel over the whole line, reading its own input lines (one
-// leading axis, one segment; no ring, stage, streaming, pretouch or prefetch): run_sweep runs
-// their lines through own_lines. kHalving: halvings of planes, the line in kStride2Pairs blocks
-// (blended_halving); kPairs, kPairs2: RGBA lines (of two taps: kPairs2) whose pixel pairs reach
-// the line's end (blended_pairs, where it pays for the line's count of leading taps).
-enum class OwnLines { kNone, kHalving, kPairs, kPairs2 };
-
-inline OwnLines own_lines_of(const Sweep<float>& P) {
-  const Line<float>& L = *P.last;
-  if (P.lead.size() != 1 || P.nseg != 1 || P.ring != 0 || P.stream || P.stream_rows || P.pretouch ||
-      P.prefetch || P.inner != 1 || L.out % 8 != 0 || !L.ragged.empty())
-    return OwnLines::kNone;
-  if (blended_halving_pays(L, 2) &&
-      std::all_of(L.blk_loads.begin(), L.blk_loads.end(), [](uint8_t l) { return l == kStride2Pairs; }))
-    return OwnLines::kHalving;
-  if (L.step == 4 && L.K > 1 && L.pairs_end == L.out) return L.K == 2 ? OwnLines::kPairs2 : OwnLines::kPairs;
-  return OwnLines::kNone;
-}
-
-// Lines [r, r1) of an own_lines_of sweep whose leading taps number TT (two to four), each as
-// sweep_segment computes it (blended_halving, C = 1; blended_pairs, C = 4 and K = KT): a
-// function of its own, so that run_sweep's work per line (its taps, the dispatch to the line's
-// kernel, a call) is not paid per line (1.26x on bilinear halvings of 512 x 512 planes).
-// Returns the first line it did not compute: one with another count of taps, or r1.
-// REG: a regular line (Line::regular), positions computed and weights broadcast.
-template <int C, int KT, int TT, bool REG>
-__attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* src, float* dst, int64_t r,
-                                            int64_t r1) {
-  const Line<float>& a = *P.lead[0];
-  const Line<float>& L = *P.last;
-  const int64_t in_row = L.in, n = L.out;
-  if (C == 4 && !blended_pairs_pay(L, TT)) return r;
-  int64_t b = r / a.out, oi = r % a.out;
-  for (; r < r1; ++r) {
-    if (a.len[oi] != TT) break;
-    int64_t off[4];
-    const int64_t first = b * a.in + a.start[oi];
-    for (int t = 0; t < TT; ++t) off[t] = (first + t) * in_row;
-    const float* const tw = a.w.data() + oi * a.K;
-    float* const out = dst + r * n;
-    if constexpr (REG) {
-      // Each block's (C = 1) or pixel pair's (C = 4) loads 16 floats after the last's, and the
-      // same two weights.
-      const LinesBlend<8, TT> blend8(src, off, tw, TT);
-      const __m256 w0 = _mm256_set1_ps(L.wt[0]), w1 = _mm256_set1_ps(L.wt[n]);
-      const int64_t q0 = C == 1 ? L.blk_pos[0] + L.blk_rel[0] : L.idx[0];
-      for (int64_t k = 0; k < n / 8; ++k) {
-        const int64_t q = q0 + 16 * k;
-        const __m256 x = blend8.at(q), c = blend8.at(q + 8);
-        __m256 acc;
-        if constexpr (C == 1) {
-          acc = _mm256_mul_ps(w0, every_second(x, c));
-          acc = _mm256_fmadd_ps(w1, every_second<true>(x, c), acc);
-        } else {
-          acc = _mm256_mul_ps(w0, _mm256_permute2f128_ps(x, c, 0x20));
-          acc = _mm256_fmadd_ps(w1, _mm256_permute2f128_ps(x, c, 0x31), acc);
-        }
-        _mm256_storeu_ps(out + 8 * k, acc);
-      }
-    } else if constexpr (C == 1) {
-      const LinesBlend<8, TT> blend8(src, off, tw, TT);
-      const int32_t* __restrict pos = L.blk_pos.data();
-      const uint8_t* __restrict rel = L.blk_rel.data();
-      const float* __restrict wt = L.wt.data();
-      for (int64_t k = 0; k < n / 8; ++k) {
-        const int64_t q = pos[k] + rel[k * 2 * 8];
-        const __m256 x = blend8.at(q), c = blend8.at(q + 8);
-        __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt + 8 * k), every_second(x, c));
-        acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + n + 8 * k), every_second<true>(x, c), acc);
-        _mm256_storeu_ps(out + 8 * k, acc);
-      }
-    } else {
-      blended_pairs_body<C, KT, TT>(src, off, tw, L, 0, n, out);
-    }
-    if (++oi == a.out) oi = 0, ++b;
-  }
-  return r;
-}
-
 // Outputs [o0, o1) of a blended_halving_pays line from the blend of T input lines (src + off[t],
 // weights tw[t]), block by block while the blocks are kStride2Pairs: the two loads of each block
 // blended in blend's order, then its taps as planned_run takes them, so the values are blend's
@@ -964,6 +885,98 @@ struct SweepScratch {
   }
 };
 
+#if RESIZE_AD_AVX2
+// Sweeps whose every line is one kernel over the whole line, reading its own input lines (one
+// leading axis, one segment; no ring, stage, streaming, pretouch or prefetch): run_sweep runs
+// their lines through own_lines. kHalving: halvings of planes, the line in kStride2Pairs blocks
+// (blended_halving); kPairs, kPairs2: RGBA lines (of two taps: kPairs2) whose pixel pairs reach
+// the line's end (blended_pairs, where it pays for the line's count of leading taps); kStaged:
+// other gathered lines of one channel per position without halving blocks (the blend of the
+// input lines into scratch, then the gather).
+enum class OwnLines { kNone, kHalving, kPairs, kPairs2, kStaged };
+
+inline OwnLines own_lines_of(const Sweep<float>& P) {
+  const Line<float>& L = *P.last;
+  if (P.lead.size() != 1 || P.nseg != 1 || P.ring != 0 || P.stream || P.stream_rows || P.pretouch ||
+      P.prefetch || P.inner != 1 || L.out % 8 != 0 || !L.ragged.empty())
+    return OwnLines::kNone;
+  if (blended_halving_pays(L, 2) &&
+      std::all_of(L.blk_loads.begin(), L.blk_loads.end(), [](uint8_t l) { return l == kStride2Pairs; }))
+    return OwnLines::kHalving;
+  if (L.step == 4 && L.K > 1 && L.pairs_end == L.out) return L.K == 2 ? OwnLines::kPairs2 : OwnLines::kPairs;
+  if (L.step == 1 && !L.identity && !L.unit && !L.idx.empty() &&
+      std::none_of(L.blk_loads.begin(), L.blk_loads.end(), [](uint8_t l) { return l == kStride2Pairs; }))
+    return OwnLines::kStaged;
+  return OwnLines::kNone;
+}
+
+// Lines [r, r1) of an own_lines_of sweep whose leading taps number TT (two to four), each as
+// sweep_segment computes it (blended_halving, C = 1; blended_pairs, C = 4 and K = KT; staged
+// through the scratch line tmp, C = 0): a
+// function of its own, so that run_sweep's work per line (its taps, the dispatch to the line's
+// kernel, a call) is not paid per line (1.26x on bilinear halvings of 512 x 512 planes).
+// Returns the first line it did not compute: one with another count of taps, or r1.
+// REG: a regular line (Line::regular), positions computed and weights broadcast.
+template <int C, int KT, int TT, bool REG>
+__attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* src, float* dst, int64_t r,
+                                            int64_t r1, float* tmp, float* obuf) {
+  const Line<float>& a = *P.lead[0];
+  const Line<float>& L = *P.last;
+  const int64_t in_row = L.in, n = L.out;
+  if (C == 4 && !blended_pairs_pay(L, TT)) return r;
+  int64_t b = r / a.out, oi = r % a.out;
+  for (; r < r1; ++r) {
+    if (a.len[oi] != TT) break;
+    int64_t off[4];
+    const int64_t first = b * a.in + a.start[oi];
+    for (int t = 0; t < TT; ++t) off[t] = (first + t) * in_row;
+    const float* const tw = a.w.data() + oi * a.K;
+    float* const out = dst + r * n;
+    if constexpr (REG) {
+      // Each block's (C = 1) or pixel pair's (C = 4) loads 16 floats after the last's, and the
+      // same two weights.
+      const LinesBlend<8, TT> blend8(src, off, tw, TT);
+      const __m256 w0 = _mm256_set1_ps(L.wt[0]), w1 = _mm256_set1_ps(L.wt[n]);
+      const int64_t q0 = C == 1 ? L.blk_pos[0] + L.blk_rel[0] : L.idx[0];
+      for (int64_t k = 0; k < n / 8; ++k) {
+        const int64_t q = q0 + 16 * k;
+        const __m256 x = blend8.at(q), c = blend8.at(q + 8);
+        __m256 acc;
+        if constexpr (C == 1) {
+          acc = _mm256_mul_ps(w0, every_second(x, c));
+          acc = _mm256_fmadd_ps(w1, every_second<true>(x, c), acc);
+        } else {
+          acc = _mm256_mul_ps(w0, _mm256_permute2f128_ps(x, c, 0x20));
+          acc = _mm256_fmadd_ps(w1, _mm256_permute2f128_ps(x, c, 0x31), acc);
+        }
+        _mm256_storeu_ps(out + 8 * k, acc);
+      }
+    } else if constexpr (C == 1) {
+      const LinesBlend<8, TT> blend8(src, off, tw, TT);
+      const int32_t* __restrict pos = L.blk_pos.data();
+      const uint8_t* __restrict rel = L.blk_rel.data();
+      const float* __restrict wt = L.wt.data();
+      for (int64_t k = 0; k < n / 8; ++k) {
+        const int64_t q = pos[k] + rel[k * 2 * 8];
+        const __m256 x = blend8.at(q), c = blend8.at(q + 8);
+        __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt + 8 * k), every_second(x, c));
+        acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + n + 8 * k), every_second<true>(x, c), acc);
+        _mm256_storeu_ps(out + 8 * k, acc);
+      }
+    } else if constexpr (C == 4) {
+      blended_pairs_body<C, KT, TT>(src, off, tw, L, 0, n, out);
+    } else {
+      const int64_t lo = P.seg_lo[0], hi = P.seg_hi[0];
+      if (hi > lo) blend(src + lo, off, tw, TT, tmp + lo, hi - lo);
+      gather_dispatch(static_cast<const float*>(tmp), L, 0, n, out, obuf);
+    }
+    if (++oi == a.out) oi = 0, ++b;
+  }
+  return r;
+}
+
+#endif
+
 // Outputs [o0, o1) of one output line, whose leading taps are (off, tw)[0, T) (offsets already
 // in elements).
 template <typename src_t, typename dst_t, typename acc_t>
@@ -1143,12 +1156,13 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
             const bool reg = P.last->regular;
             switch (own) {
               case OwnLines::kHalving:
-                return reg ? own_lines<1, 2, TT, true>(P, src, dst, item, end)
-                           : own_lines<1, 2, TT, false>(P, src, dst, item, end);
+                return reg ? own_lines<1, 2, TT, true>(P, src, dst, item, end, S.tmp, S.obuf)
+                           : own_lines<1, 2, TT, false>(P, src, dst, item, end, S.tmp, S.obuf);
               case OwnLines::kPairs2:
-                return reg ? own_lines<4, 2, TT, true>(P, src, dst, item, end)
-                           : own_lines<4, 2, TT, false>(P, src, dst, item, end);
-              default: return own_lines<4, 0, TT, false>(P, src, dst, item, end);
+                return reg ? own_lines<4, 2, TT, true>(P, src, dst, item, end, S.tmp, S.obuf)
+                           : own_lines<4, 2, TT, false>(P, src, dst, item, end, S.tmp, S.obuf);
+              case OwnLines::kStaged: return own_lines<0, 0, TT, false>(P, src, dst, item, end, S.tmp, S.obuf);
+              default: return own_lines<4, 0, TT, false>(P, src, dst, item, end, S.tmp, S.obuf);
             }
           });
           if (item == end) break;
