@@ -482,12 +482,13 @@ inline int64_t with_lines(int64_t T, F f) {
   }
 }
 
-// blended_halving's loop over blocks from b for T = TT input lines: a function of its own, so
-// that its pointers and weights stay in registers (inlined into run_sweep's loops they were
-// spilled and reloaded per block: 1.25x slower).
+// blended_halving's loop over blocks from b for T = TT input lines (also own_lines' for lines of
+// halvings that are not regular); halving_run is it as a function of its own, so that its
+// pointers and weights stay in registers (inlined into run_sweep's loops they were spilled and
+// reloaded per block: 1.25x slower).
 template <int TT>
-__attribute__((noinline)) int64_t halving_run(const float* src, const int64_t* off, const float* tw,
-                                              const Line<float>& L, int64_t b, int64_t o1, float* out) {
+inline int64_t halving_body(const float* src, const int64_t* off, const float* tw, const Line<float>& L,
+                            int64_t b, int64_t o1, float* out) {
   const LinesBlend<8, TT> blend8(src, off, tw, TT);
   const uint8_t* __restrict loads = L.blk_loads.data();
   const int32_t* __restrict pos = L.blk_pos.data();
@@ -502,6 +503,11 @@ __attribute__((noinline)) int64_t halving_run(const float* src, const int64_t* o
     _mm256_storeu_ps(out + 8 * b, acc);
   }
   return 8 * b;
+}
+template <int TT>
+__attribute__((noinline)) int64_t halving_run(const float* src, const int64_t* off, const float* tw,
+                                              const Line<float>& L, int64_t b, int64_t o1, float* out) {
+  return halving_body<TT>(src, off, tw, L, b, o1, out);
 }
 
 // Outputs [o0, o1) of a blended_halving_pays line from the blend of T input lines (src + off[t],
@@ -952,17 +958,7 @@ __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* 
         _mm256_storeu_ps(out + 8 * k, acc);
       }
     } else if constexpr (C == 1) {
-      const LinesBlend<8, TT> blend8(src, off, tw, TT);
-      const int32_t* __restrict pos = L.blk_pos.data();
-      const uint8_t* __restrict rel = L.blk_rel.data();
-      const float* __restrict wt = L.wt.data();
-      for (int64_t k = 0; k < n / 8; ++k) {
-        const int64_t q = pos[k] + rel[k * 2 * 8];
-        const __m256 x = blend8.at(q), c = blend8.at(q + 8);
-        __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt + 8 * k), every_second(x, c));
-        acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + n + 8 * k), every_second<true>(x, c), acc);
-        _mm256_storeu_ps(out + 8 * k, acc);
-      }
+      halving_body<TT>(src, off, tw, L, 0, n, out);
     } else if constexpr (C == 4) {
       blended_pairs_body<C, KT, TT>(src, off, tw, L, 0, n, out);
     } else {
