@@ -313,6 +313,12 @@ BLENDED_PAIRS = [
     ((1, 64, 64), dict(size=(32, 32), mode="area")),
     ((1, 70, 64), dict(size=(30, 32), mode="bilinear")),
     ((2, 40, 400), dict(size=(17, 56), mode="bicubic")),
+    # RGB halvings (line_sweep.h rgb_halving): lines of three and four rows, both kinds in one
+    # plane with a tail of pixels after the last block of eight, and long lines.
+    ((1, 30, 64), dict(size=(10, 32), mode="area")),
+    ((1, 40, 64), dict(size=(10, 32), mode="area")),
+    ((2, 30, 70), dict(size=(13, 35), mode="area")),
+    ((1, 9, 1030), dict(size=(4, 515), mode="bilinear")),
 ]
 
 

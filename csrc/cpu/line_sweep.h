@@ -510,6 +510,54 @@ __attribute__((noinline)) int64_t halving_run(const float* src, const int64_t* o
   return halving_body<TT>(src, off, tw, L, b, o1, out);
 }
 
+// A folded RGB line of exact halvings (Line::regular, step 3): output pixel o is
+// w0 * pixel 2 o + w1 * pixel 2 o + 1 of the row from L.idx[0], the row's eight floats from
+// position q being load(q). Eight pixels at a time, the 24 outputs from the 48 floats q .. q + 47
+// of their 16 input pixels: each output vector's floats are those of two vectors
+// t = w0 * row[q + a ..] + w1 * row[q + a + 3 ..] (every output's two products added as
+// pixel_pairs adds them: the same values), picked by one permute each and blended: at a = 0
+// and 6, 14 and 23, 31 and 37 (inside the 48 floats). Twelve loads for 24 outputs, where
+// pixel_pairs takes 32. Outputs [o0, o1) while o0 starts a block and the block's floats lie
+// inside the line; returns where it stopped (the caller finishes the rest).
+template <typename Load>
+inline int64_t rgb_halving_of(const Line<float>& L, int64_t o0, int64_t o1, float* out, Load load) {
+  if (o0 % 24 != 0) return o0;
+  const __m256 w0 = _mm256_set1_ps(L.wt[0]), w1 = _mm256_set1_ps(L.wt[L.out]);
+  const __m256i i0 = _mm256_setr_epi32(0, 1, 2, 6, 7, 2, 6, 7);
+  const __m256i i1 = _mm256_setr_epi32(0, 4, 5, 6, 1, 2, 3, 7);
+  const __m256i i2 = _mm256_setr_epi32(0, 1, 5, 6, 7, 5, 6, 7);
+  auto t = [&](int64_t q, __m256i i) {
+    return _mm256_permutevar8x32_ps(_mm256_fmadd_ps(w1, load(q + 3), _mm256_mul_ps(w0, load(q))), i);
+  };
+  int64_t o = o0;
+  for (; o + 24 <= o1 && L.idx[0] + 2 * (o + 24) <= L.in; o += 24) {
+    const int64_t q = L.idx[0] + 2 * o;
+    _mm256_storeu_ps(out + o, _mm256_blend_ps(t(q, i0), t(q + 6, i0), 0xE0));
+    _mm256_storeu_ps(out + o + 8, _mm256_blend_ps(t(q + 14, i1), t(q + 23, i1), 0xF0));
+    _mm256_storeu_ps(out + o + 16, _mm256_blend_ps(t(q + 31, i2), t(q + 37, i2), 0xE0));
+  }
+  return o;
+}
+
+inline int64_t rgb_halving(const float* row, const Line<float>& L, int64_t o0, int64_t o1, float* out) {
+  return rgb_halving_of(L, o0, o1, out, [&](int64_t q) { return _mm256_loadu_ps(row + q); });
+}
+
+// rgb_halving over the blend of T = TT input lines, each load blended where it is read (in
+// blend's order, so blend's values); blended_rgb_halving is it as a function of its own per TT,
+// as halving_run.
+template <int TT>
+inline int64_t blended_rgb_halving_body(const float* src, const int64_t* off, const float* tw,
+                                        const Line<float>& L, int64_t o0, int64_t o1, float* out) {
+  const LinesBlend<8, TT> blend8(src, off, tw, TT);
+  return rgb_halving_of(L, o0, o1, out, [&](int64_t q) { return blend8.at(q); });
+}
+template <int TT>
+__attribute__((noinline)) int64_t blended_rgb_halving(const float* src, const int64_t* off, const float* tw,
+                                                      const Line<float>& L, int64_t o0, int64_t o1, float* out) {
+  return blended_rgb_halving_body<TT>(src, off, tw, L, o0, o1, out);
+}
+
 // Outputs [o0, o1) of a blended_halving_pays line from the blend of T input lines (src + off[t],
 // weights tw[t]), block by block while the blocks are kStride2Pairs: the two loads of each block
 // blended in blend's order, then its taps as planned_run takes them, so the values are blend's
@@ -551,6 +599,7 @@ void gather_sweep(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1
   if constexpr (std::is_same_v<acc_t, float> && std::is_same_v<D, float>) {
     // RGBA lines, and RGB ones downscaling (measured 1.1x-1.5x; on RGB upscales the load
     // plan's permutes measured 1.05x-1.15x faster).
+    if (L.step == 3 && L.regular) o0 = rgb_halving(row, L, o0, o1, out);
     if ((L.step == 4 || (L.step == 3 && L.in >= L.out)) && L.K > 1) {
       auto pairs = [&](auto c) {
         constexpr int Cc = decltype(c)::value;
@@ -898,14 +947,17 @@ struct SweepScratch {
 // (blended_halving); kPairs, kPairs2: RGBA lines (of two taps: kPairs2) whose pixel pairs reach
 // the line's end (blended_pairs, where it pays for the line's count of leading taps); kStaged:
 // other gathered lines of one channel per position without halving blocks (the blend of the
-// input lines into scratch, then the gather).
-enum class OwnLines { kNone, kHalving, kPairs, kPairs2, kStaged };
+// input lines into scratch, then the gather); kRgbHalving: RGB lines of exact halvings
+// (Line::regular, blended_rgb_halving; the pixels after the last block of eight through scratch).
+enum class OwnLines { kNone, kHalving, kPairs, kPairs2, kStaged, kRgbHalving };
 
 inline OwnLines own_lines_of(const Sweep<float>& P) {
   const Line<float>& L = *P.last;
   if (P.lead.size() != 1 || P.nseg != 1 || P.ring != 0 || P.stream || P.stream_rows || P.pretouch ||
-      P.prefetch || P.inner != 1 || L.out % 8 != 0 || !L.ragged.empty())
+      P.prefetch || P.inner != 1 || !L.ragged.empty())
     return OwnLines::kNone;
+  if (L.step == 3 && L.regular) return OwnLines::kRgbHalving;
+  if (L.out % 8 != 0) return OwnLines::kNone;
   if (blended_halving_pays(L, 2) &&
       std::all_of(L.blk_loads.begin(), L.blk_loads.end(), [](uint8_t l) { return l == kStride2Pairs; }))
     return OwnLines::kHalving;
@@ -917,8 +969,8 @@ inline OwnLines own_lines_of(const Sweep<float>& P) {
 }
 
 // Lines [r, r1) of an own_lines_of sweep whose leading taps number TT (two to four), each as
-// sweep_segment computes it (blended_halving, C = 1; blended_pairs, C = 4 and K = KT; staged
-// through the scratch line tmp, C = 0): a
+// sweep_segment computes it (blended_halving, C = 1; blended_pairs, C = 4 and K = KT;
+// blended_rgb_halving, C = 3; staged through the scratch line tmp, C = 0): a
 // function of its own, so that run_sweep's work per line (its taps, the dispatch to the line's
 // kernel, a call) is not paid per line (1.26x on bilinear halvings of 512 x 512 planes).
 // Returns the first line it did not compute: one with another count of taps, or r1.
@@ -961,6 +1013,14 @@ __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* 
       halving_body<TT>(src, off, tw, L, 0, n, out);
     } else if constexpr (C == 4) {
       blended_pairs_body<C, KT, TT>(src, off, tw, L, 0, n, out);
+    } else if constexpr (C == 3) {
+      // The pixels after the last block of eight: through scratch, the span they read.
+      const int64_t o = blended_rgb_halving_body<TT>(src, off, tw, L, 0, n, out);
+      if (o < n) {
+        const int64_t from = std::max(P.seg_lo[0], L.start[o]), hi = P.seg_hi[0];
+        if (hi > from) blend(src + from, off, tw, TT, tmp + from, hi - from);
+        gather_dispatch(static_cast<const float*>(tmp), L, o, n, out, obuf);
+      }
     } else {
       const int64_t lo = P.seg_lo[0], hi = P.seg_hi[0];
       if (hi > lo) blend(src + lo, off, tw, TT, tmp + lo, hi - lo);
@@ -1006,9 +1066,13 @@ void sweep_segment(const Sweep<acc_t>& P, const src_t* src, dst_t* drow, int64_t
       int64_t from = lo;
 #if RESIZE_AD_AVX2
       if constexpr (std::is_same_v<src_t, float> && std::is_same_v<dst_t, float> && std::is_same_v<acc_t, float>) {
-        if (blended_pairs_pay(last, T) || blended_halving_pays(last, T)) {
-          o = last.step == 1 ? blended_halving(src, off, tw, T, last, o0, o1, drow)
-                             : blended_pairs_line(src, off, tw, T, last, o0, o1, drow);
+        const bool rgb = last.step == 3 && last.regular && T >= 2 && T <= 4;
+        if (rgb || blended_pairs_pay(last, T) || blended_halving_pays(last, T)) {
+          o = rgb ? with_lines(T, [&](auto t) {
+                      return blended_rgb_halving<decltype(t)::value>(src, off, tw, last, o0, o1, drow);
+                    })
+              : last.step == 1 ? blended_halving(src, off, tw, T, last, o0, o1, drow)
+                               : blended_pairs_line(src, off, tw, T, last, o0, o1, drow);
           if (o >= o1) return;
           if (o > o0) {  // the rest through scratch: the span its taps read
             from = hi;
@@ -1158,6 +1222,7 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
                 return reg ? own_lines<4, 2, TT, true>(P, src, dst, item, end, S.tmp, S.obuf)
                            : own_lines<4, 2, TT, false>(P, src, dst, item, end, S.tmp, S.obuf);
               case OwnLines::kStaged: return own_lines<0, 0, TT, false>(P, src, dst, item, end, S.tmp, S.obuf);
+              case OwnLines::kRgbHalving: return own_lines<3, 2, TT, false>(P, src, dst, item, end, S.tmp, S.obuf);
               default: return own_lines<4, 0, TT, false>(P, src, dst, item, end, S.tmp, S.obuf);
             }
           });

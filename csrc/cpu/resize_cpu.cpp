@@ -107,8 +107,9 @@ struct Line {
   // Exact halvings: every output reads the taps of the one before two positions further on,
   // with the same weights (float gather lines of two taps: of one channel, every block
   // kStride2Pairs, 16 floats after the one before; RGBA, every pixel's span of both taps 8
-  // floats after the one before). line_sweep.h own_lines then computes the positions and
-  // broadcasts the weights instead of loading them per block.
+  // floats after the one before; RGB, pixel o reading pixels 2 o and 2 o + 1 from idx[0]).
+  // line_sweep.h own_lines then computes the positions and broadcasts the weights instead of
+  // loading them per block; RGB lines take rgb_halving.
   bool regular = false;
 };
 
@@ -266,12 +267,15 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
       L.span_pairs.assign(px, 0);
       for (int64_t i = 0; i + 1 < px; ++i) L.span_pairs[i] = spans(i) && spans(i + 1);
     }
-    if (std::is_same_v<acc_t, float> && L.K == 2 && !L.zero_slot && L.ragged.empty() && L.out % 8 == 0 &&
-        (L.step == 1 || L.step == 4)) {
+    if (std::is_same_v<acc_t, float> && L.K == 2 && !L.zero_slot && L.ragged.empty() &&
+        ((L.out % 8 == 0 && (L.step == 1 || L.step == 4)) || L.step == 3)) {
       bool regular = true;
       for (int64_t j = 0; j < L.K && regular; ++j)
         for (int64_t o = 1; o < L.out && regular; ++o) regular = L.wt[j * L.out + o] == L.wt[j * L.out];
-      if (L.step == 1) {
+      if (L.step == 3) {
+        for (int64_t o = 0; o < L.out && regular; ++o)
+          regular = L.idx[o] == L.idx[0] + 2 * o - o % 3 && L.idx[L.out + o] == L.idx[o] + 3;
+      } else if (L.step == 1) {
         regular = regular && !L.blk_loads.empty();
         const int64_t q0 = regular ? L.blk_pos[0] + L.blk_rel[0] : 0;
         for (int64_t b = 0; b < L.out / 8 && regular; ++b)
