@@ -355,7 +355,7 @@ int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, float* out, Pixel
     const __m256 w = _mm256_loadu_ps(wt + j * n + o);
     return C == 4 ? w : _mm256_permutevar8x32_ps(w, spread);
   };
-  constexpr bool kSpans = C == 4 && KT == 2;
+  constexpr bool kSpans = C == 4 && (KT == 2 || KT == 4);
   const uint8_t* __restrict span_pairs = L.span_pairs.data();
   // 2 * C outputs per pair; C = 3 stores 8 floats, so the pair must leave two outputs after it.
   // Both pixels' loads inside the line: before L.pairs_end.
@@ -366,6 +366,11 @@ int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, float* out, Pixel
       const __m256 a = span(idx[o]), b = span(idx[o + C]);
       acc = _mm256_mul_ps(weights(0), _mm256_permute2f128_ps(a, b, 0x20));
       acc = _mm256_fmadd_ps(weights(1), _mm256_permute2f128_ps(a, b, 0x31), acc);
+      if constexpr (KT == 4) {
+        const __m256 c = span(idx[o] + 8), d = span(idx[o + C] + 8);
+        acc = _mm256_fmadd_ps(weights(2), _mm256_permute2f128_ps(c, d, 0x20), acc);
+        acc = _mm256_fmadd_ps(weights(3), _mm256_permute2f128_ps(c, d, 0x31), acc);
+      }
     } else {
       for (int64_t j = 0; j < K; ++j) {
         const __m256 v = _mm256_set_m128(pixel(idx[j * n + o + C]), pixel(idx[j * n + o]));
@@ -398,7 +403,7 @@ int64_t pixel_pairs(const float* row, const Line<float>& L, int64_t o0, int64_t 
 // loads and multiply-adds in place of one load): one per tap and pixel, or one per pixel for
 // RGBA of two taps (spans of both, pairs_of).
 inline bool blended_pairs_pay(const Line<float>& L, int64_t T) {
-  const int64_t loads = L.step == 4 && L.K == 2 ? 2 : 2 * L.K;
+  const int64_t loads = L.step == 4 && (L.K == 2 || L.K == 4) ? L.K : 2 * L.K;
   return (L.step == 4 || (L.step == 3 && L.in >= L.out)) && L.K > 1 && L.ragged.empty() && T >= 2 &&
          T <= 4 && L.out * loads * (2 * T - 1) < L.in * (2 * T + 1);
 }
@@ -577,7 +582,9 @@ inline int64_t blended_pairs_line(const float* src, const int64_t* off, const fl
     });
   };
   auto pairs = [&](auto c) {
-    return L.K == 2 ? lines(c, std::integral_constant<int, 2>{}) : lines(c, std::integral_constant<int, 0>{});
+    return L.K == 2   ? lines(c, std::integral_constant<int, 2>{})
+           : L.K == 4 ? lines(c, std::integral_constant<int, 4>{})
+                      : lines(c, std::integral_constant<int, 0>{});
   };
   return L.step == 3 ? pairs(std::integral_constant<int, 3>{}) : pairs(std::integral_constant<int, 4>{});
 }
@@ -1223,7 +1230,9 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
                            : own_lines<4, 2, TT, false>(P, src, dst, item, end, S.tmp, S.obuf);
               case OwnLines::kStaged: return own_lines<0, 0, TT, false>(P, src, dst, item, end, S.tmp, S.obuf);
               case OwnLines::kRgbHalving: return own_lines<3, 2, TT, false>(P, src, dst, item, end, S.tmp, S.obuf);
-              default: return own_lines<4, 0, TT, false>(P, src, dst, item, end, S.tmp, S.obuf);
+              default:
+                return P.last->K == 4 ? own_lines<4, 4, TT, false>(P, src, dst, item, end, S.tmp, S.obuf)
+                                      : own_lines<4, 0, TT, false>(P, src, dst, item, end, S.tmp, S.obuf);
             }
           });
           if (item == end) break;

@@ -100,9 +100,9 @@ struct Line {
   // Folded gather lines of 3 or 4 channels (line_sweep.h pixel_pairs): the pixels before
   // output pairs_end all have every tap's 128-bit load (4 floats from idx) inside the line.
   int64_t pairs_end = 0;
-  // RGBA lines of two taps (line_sweep.h pairs_of): span_pairs[i] for the pixels i and i + 1
-  // (outputs 4 i .. 4 i + 7), 1 where both have their second tap one pixel after the first and
-  // the eight floats from the first inside the line (so no zero slot's padding tap).
+  // RGBA lines of two or four taps (line_sweep.h pairs_of): span_pairs[i] for the pixels i and
+  // i + 1 (outputs 4 i .. 4 i + 7), 1 where both have each tap one pixel after the one before and
+  // the 4 K floats from the first inside the line (so no zero slot's padding tap).
   std::vector<uint8_t> span_pairs;
   // Exact halvings: every output reads the taps of the one before two positions further on,
   // with the same weights (float gather lines of two taps: of one channel, every block
@@ -258,11 +258,13 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
       }
     }
     if (std::is_same_v<acc_t, float> && L.K <= kPlanTaps) plan_loads(L);
-    if (std::is_same_v<acc_t, float> && L.step == 4 && L.K == 2) {
+    if (std::is_same_v<acc_t, float> && L.step == 4 && (L.K == 2 || L.K == 4)) {
       const int64_t px = L.out / 4;
       auto spans = [&](int64_t i) {
         const int64_t p = L.idx[4 * i];
-        return L.idx[L.out + 4 * i] == p + 4 && p + 8 <= L.in;
+        bool span = p + 4 * L.K <= L.in;
+        for (int64_t j = 1; j < L.K; ++j) span &= L.idx[j * L.out + 4 * i] == p + 4 * j;
+        return span;
       };
       L.span_pairs.assign(px, 0);
       for (int64_t i = 0; i + 1 < px; ++i) L.span_pairs[i] = spans(i) && spans(i + 1);
