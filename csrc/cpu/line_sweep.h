@@ -292,12 +292,7 @@ void gather_line(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1,
     const int64_t bend = o1 / 8;
     for (int64_t b = o / 8; b < bend;) {
       const int nl = loads != nullptr ? loads[b] : 0;
-      int64_t e = b + 1;
-      if (loads != nullptr) {
-        while (e < bend && loads[e] == nl) ++e;
-      } else {
-        e = bend;
-      }
+      const int64_t e = loads != nullptr ? std::min<int64_t>(bend, L.blk_run_end[b]) : bend;
       if (nl != 0) {
         if (L.zero_slot) {
           planned_blocks<KT, true>(row, L, nl, b, e, out);

@@ -97,6 +97,9 @@ struct Line {
   // not (downscales by more than four, lines shorter than the loads), and the block gathers.
   std::vector<int32_t> blk_pos;
   std::vector<uint8_t> blk_loads, blk_rel;
+  // blk_run_end[b]: the first block after b with another load count than b's (or the count of
+  // blocks), so that gather_line takes a run of blocks without scanning it.
+  std::vector<int32_t> blk_run_end;
   // Folded gather lines of 3 or 4 channels (line_sweep.h pixel_pairs): the pixels before
   // output pairs_end all have every tap's 128-bit load (4 floats from idx) inside the line.
   int64_t pairs_end = 0;
@@ -191,6 +194,9 @@ void plan_loads(Line<acc_t>& L) {
       }
     }
   }
+  L.blk_run_end.assign(nb, static_cast<int32_t>(nb));
+  for (int64_t b = nb - 2; b >= 0; --b)
+    L.blk_run_end[b] = L.blk_loads[b + 1] == L.blk_loads[b] ? L.blk_run_end[b + 1] : static_cast<int32_t>(b + 1);
 }
 
 // fold > 1 (a gather form only): the line of the table's axis with its `fold` contiguous
@@ -320,7 +326,8 @@ std::shared_ptr<const Line<acc_t>> line_for(const AxisTable& t, bool lead, bool 
   static auto* cache = new LruCache<LineKey, Line<acc_t>>(64, size_t{256} << 20);
   auto bytes = [](const Line<acc_t>& L) {
     return (L.start.size() + L.len.size()) * sizeof(int64_t) + (L.w.size() + L.wt.size()) * sizeof(acc_t) +
-           (L.idx.size() + L.blk_pos.size()) * sizeof(int32_t) + L.blk_loads.size() + L.blk_rel.size() +
+           (L.idx.size() + L.blk_pos.size() + L.blk_run_end.size()) * sizeof(int32_t) + L.blk_loads.size() +
+           L.blk_rel.size() +
            L.span_pairs.size();
   };
   return cache->get(LineKey{t.id, lead, gather, fold, join},
