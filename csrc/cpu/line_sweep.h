@@ -746,6 +746,11 @@ inline void stream_copy(void* dst, const void* src, size_t n) {
 // Along a line with inner > 1 (a vector of `inner` contiguous elements per position):
 // out[o][c] = sum_j w[o][j] * row[start[o] + j][c] for o in [o0, o1). nt (Sweep::stream_rows):
 // copies and two-tap rows store non-temporally.
+// A copied position (nearest) prefetches the position this many ahead: copies of pixels of
+// several channels from an input larger than the caches are bound by the latency of each
+// pixel's load (1.3x-2.6x on nearest channels_last with 16 channels, 600 x 800 -> 224 and
+// 1000 x 1000 -> 400, 1 thread).
+constexpr int64_t kInnerAhead = 8;
 template <typename R, typename D, typename acc_t>
 void inner_line(const R* row, const Line<acc_t>& L, int64_t inner, int64_t o0, int64_t o1,
                 D* out, bool nt = false) {
@@ -761,9 +766,19 @@ void inner_line(const R* row, const Line<acc_t>& L, int64_t inner, int64_t o0, i
       continue;
     }
     if (n == 1 && wo[0] == acc_t(1)) {
+      if (o + kInnerAhead < o1) {
+        const char* f = reinterpret_cast<const char*>(row + L.start[o + kInnerAhead] * inner);
+        for (int64_t q = 0; q < static_cast<int64_t>(inner * sizeof(R)); q += 64) __builtin_prefetch(f + q);
+      }
       if constexpr (std::is_same_v<R, D>) {
         if (nt) {
           stream_copy(d, s, inner * sizeof(D));
+#if RESIZE_AD_AVX2
+        } else if (std::is_same_v<R, float> && inner % 8 == 0 && inner <= 32) {  // inline, not a call
+          const float* fs = reinterpret_cast<const float*>(s);
+          float* fd = reinterpret_cast<float*>(d);
+          for (int64_t c = 0; c < inner; c += 8) _mm256_storeu_ps(fd + c, _mm256_loadu_ps(fs + c));
+#endif
         } else {
           std::memcpy(d, s, inner * sizeof(D));
         }
