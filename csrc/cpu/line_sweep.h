@@ -570,6 +570,18 @@ inline int64_t blended_halving(const float* src, const int64_t* off, const float
   return with_lines(T, [&](auto t) { return halving_run<decltype(t)::value>(src, off, tw, L, o0 / 8, o1, out); });
 }
 
+// Whether sweep_segment resamples an RGB halving (Line::regular, step 3) from the T input lines
+// directly (blended_rgb_halving): always, for two to four lines.
+inline bool blended_rgb_halving_pays(const Line<float>& L, int64_t T) {
+  return L.step == 3 && L.regular && T >= 2 && T <= 4;
+}
+
+// blended_rgb_halving for T input lines.
+inline int64_t blended_rgb_halving_line(const float* src, const int64_t* off, const float* tw, int64_t T,
+                                        const Line<float>& L, int64_t o0, int64_t o1, float* out) {
+  return with_lines(T, [&](auto t) { return blended_rgb_halving<decltype(t)::value>(src, off, tw, L, o0, o1, out); });
+}
+
 // blended_pairs for the line's C and K.
 inline int64_t blended_pairs_line(const float* src, const int64_t* off, const float* tw, int64_t T,
                                   const Line<float>& L, int64_t o0, int64_t o1, float* out) {
@@ -1085,11 +1097,9 @@ void sweep_segment(const Sweep<acc_t>& P, const src_t* src, dst_t* drow, int64_t
       int64_t from = lo;
 #if RESIZE_AD_AVX2
       if constexpr (std::is_same_v<src_t, float> && std::is_same_v<dst_t, float> && std::is_same_v<acc_t, float>) {
-        const bool rgb = last.step == 3 && last.regular && T >= 2 && T <= 4;
+        const bool rgb = blended_rgb_halving_pays(last, T);
         if (rgb || blended_pairs_pay(last, T) || blended_halving_pays(last, T)) {
-          o = rgb ? with_lines(T, [&](auto t) {
-                      return blended_rgb_halving<decltype(t)::value>(src, off, tw, last, o0, o1, drow);
-                    })
+          o = rgb                ? blended_rgb_halving_line(src, off, tw, T, last, o0, o1, drow)
               : last.step == 1 ? blended_halving(src, off, tw, T, last, o0, o1, drow)
                                : blended_pairs_line(src, off, tw, T, last, o0, o1, drow);
           if (o >= o1) return;
