@@ -54,16 +54,19 @@ def _worker(rank, port, out_path):
     torch.set_num_threads(1)
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     dist.init_process_group("gloo", rank=rank, world_size=WORLD)
-    try:
-        ex = _example()
-        ddp = torch.nn.parallel.DistributedDataParallel(_model(ex))
-        shards = [(x[rank * PER_RANK:(rank + 1) * PER_RANK], y[rank * PER_RANK:(rank + 1) * PER_RANK])
-                  for x, y in _batches(ex)]
-        after = _train(ddp, shards, ex)
-        if rank == 0:
-            torch.save(after, out_path)
-    finally:
-        dist.destroy_process_group()
+    ex = _example()
+    ddp = torch.nn.parallel.DistributedDataParallel(_model(ex))
+    shards = [(x[rank * PER_RANK:(rank + 1) * PER_RANK], y[rank * PER_RANK:(rank + 1) * PER_RANK])
+              for x, y in _batches(ex)]
+    after = _train(ddp, shards, ex)
+    if rank == 0:
+        torch.save(after, out_path)
+    dist.barrier()
+    # torch 2.14's gloo backend aborts a process now and then while it tears down ("terminate
+    # called without an active exception", SIGABRT, with or without destroy_process_group; seen
+    # in about one run in three with a plain nn.Linear under DDP, no resize_ad involved). The
+    # work is done and saved: leave without the teardown.
+    os._exit(0)
 
 
 def _free_port():
