@@ -319,6 +319,8 @@ BLENDED_PAIRS = [
     ((1, 40, 64), dict(size=(10, 32), mode="area")),
     ((2, 30, 70), dict(size=(13, 35), mode="area")),
     ((1, 9, 1030), dict(size=(4, 515), mode="bilinear")),
+    # An input larger than the caches keep (Sweep::prefetch: each pair's taps loaded).
+    ((1, 520, 1030), dict(size=(260, 515), mode="bilinear")),
     # Four taps one pixel apart (bicubic): a halving (the first and last pixels ragged), and a
     # downscale whose pixels step two and three pixels.
     ((1, 40, 64), dict(size=(20, 32), mode="bicubic")),
