@@ -171,6 +171,59 @@ def cv2_suite() -> List[Case]:
     ]
 
 
+def cv2_grid() -> List[Case]:
+    """The wider check against cv2.resize (--cv2-grid): one image (batch 1) in every layout a
+    cv2 user has (1 and 3 channel planes; 3, 4 and 16 channels interleaved), every mode cv2
+    shares, up- and downscales, the image in the caches and read from memory."""
+    sizes = {"up": ((512, 512), (1024, 1024)), "half": ((512, 512), (256, 256)),
+             "224": ((600, 800), (224, 224)), "down": ((1000, 1000), (400, 400))}
+    area_sizes = {"half": ((512, 512), (256, 256)), "down4": ((1000, 1000), (250, 250))}
+    layouts = [(1, False), (3, False), (3, True), (4, True), (16, True)]
+    interps = {"bilinear": "INTER_LINEAR", "bicubic": "INTER_CUBIC", "nearest": "INTER_NEAREST",
+               "nearest-exact": "INTER_NEAREST_EXACT", "area": "INTER_AREA"}
+    cases = []
+    for mode, interp in interps.items():
+        for tag, (hw, out) in (area_sizes if mode == "area" else sizes).items():
+            for c, cl in layouts:
+                kw = dict(mode=mode, size=out)
+                if mode in ("bilinear", "bicubic"):
+                    kw["align_corners"] = False
+                name = f"grid_{mode.replace('-', '_')}_{tag}_c{c}" + ("_cl" if cl else "")
+                cases.append(Case(name, (1, c) + hw, kw, channels_last=cl, cv2_interp=interp))
+    return cases
+
+
+def bench_cv2_case(case: Case, repeats: int, min_time: float) -> dict:
+    """resize_ad against cv2.resize, forward, on one case of cv2_grid()."""
+    x = case.make("cpu")
+    y = resize_ad.interpolate(x, **case.kwargs)
+    run = _cv2_fn(case, x, list(y.shape[2:]))
+    ref = torch.from_numpy(run())
+    ref = ref.permute(0, 3, 1, 2) if case.channels_last else ref.reshape(y.shape)
+    t = compare({"cv2": run, "ours": lambda: resize_ad.interpolate(x, **case.kwargs)}, "cpu", repeats, min_time)
+    return dict(case=case.name, desc=case.describe(), cv2_max_abs_diff=float((ref - y).abs().max()),
+                cv2_ms=t["cv2"] * 1e3, ours_ms=t["ours"] * 1e3, speedup=t["cv2"] / t["ours"])
+
+
+def cv2_grid_markdown(rows: List[dict], meta: dict) -> str:
+    # cv2's nearest picks other source pixels on some downscales (it steps in fixed point):
+    # a different operation, listed but not compared.
+    same = [r for r in rows if r["cv2_max_abs_diff"] <= 1e-3]
+    out = [f"### cv2.resize grid: {meta['threads']} threads, copy bandwidth "
+           f"{meta['copy_bandwidth_GBps']['cpu']:.1f} GB/s, cv2 {meta['cv2']}\n",
+           "| case | what | cv2 ms | ours ms | ours/cv2 speed-up | max abs diff |", "|---|---|---:|---:|---:|---:|"]
+    for r in rows:
+        sp = f"{r['speedup']:.2f}x" if r in same else "not compared"
+        out.append(f"| {r['case']} | {r['desc']} | {r['cv2_ms']:.3f} | {r['ours_ms']:.3f} | {sp} | "
+                   f"{r['cv2_max_abs_diff']:.1e} |")
+    below = sorted((r for r in same if r["speedup"] < 1.0), key=lambda r: r["speedup"])
+    worst = min(same, key=lambda r: r["speedup"])
+    out.append(f"\n{len(same)} of {len(rows)} cases compute what cv2 computes: geomean speed-up over cv2 "
+               f"**{geomean([r['speedup'] for r in same]):.2f}x**, worst {worst['speedup']:.2f}x ({worst['case']}); "
+               f"below 1.0x: " + (", ".join(f"{r['case']} {r['speedup']:.2f}x" for r in below) or "none") + "\n")
+    return "\n".join(out)
+
+
 # ---------------------------------------------------------------- timing
 
 
@@ -483,6 +536,9 @@ def main(argv=None) -> int:
                    help="also time fwd+bwd under torch.use_deterministic_algorithms(True)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the speed-ups (needs matplotlib)")
     p.add_argument("--list", action="store_true", help="list the cases and exit")
+    p.add_argument("--cv2-grid", action="store_true",
+                   help="instead of the suite: resize_ad against cv2.resize alone (forward, batch 1) on a grid "
+                        "of modes, sizes and channel layouts")
     p.add_argument("--thp", action="store_true",
                    help="run with THP_MEM_ALLOC_ENABLE=1: torch's CPU allocator backs large tensors "
                         "with transparent huge pages, for native and resize_ad alike")
@@ -514,7 +570,9 @@ def main(argv=None) -> int:
     repeats = a.repeats or (5 if a.quick else 15)
     min_time = a.min_time if a.min_time is not None else (0.01 if a.quick else 0.05)
 
-    cases = suite()
+    cases = cv2_grid() if a.cv2_grid else suite()
+    if a.cv2_grid and cv2 is None:
+        p.error("--cv2-grid needs OpenCV (pip install opencv-python-headless)")
     if a.cases:
         pats = [s.strip() for s in a.cases.split(",") if s.strip()]
         cases = [c for c in cases if any(re.search(pt, c.name) for pt in pats)]
@@ -541,6 +599,8 @@ def main(argv=None) -> int:
                 allocator=allocator_policy(),
                 command=" ".join([os.path.basename(sys.executable)] + sys.argv),
                 copy_bandwidth_GBps={}, device_name={})
+    if a.cv2_grid:
+        return run_cv2_grid(cases, meta, repeats, min_time, a.json)
     rows = []
     for device in devices:
         meta["device_name"][device] = (torch.cuda.get_device_name() if device == "cuda"
@@ -563,6 +623,22 @@ def main(argv=None) -> int:
             json.dump(dict(meta=meta, rows=rows), f, indent=1)
     if a.plot:
         plot(rows, a.plot)
+    return 0
+
+
+def run_cv2_grid(cases: List[Case], meta: dict, repeats: int, min_time: float, json_path: Optional[str]) -> int:
+    meta["copy_bandwidth_GBps"]["cpu"] = copy_bandwidth("cpu", repeats) / 1e9
+    print(f"[cpu] copy bandwidth {meta['copy_bandwidth_GBps']['cpu']:.1f} GB/s", file=sys.stderr, flush=True)
+    rows = []
+    for i, c in enumerate(cases):
+        r = bench_cv2_case(c, repeats, min_time)
+        rows.append(r)
+        print(f"[cv2 grid {i + 1}/{len(cases)}] {c.name:30s} cv2 {r['cv2_ms']:8.3f} ms, ours {r['ours_ms']:8.3f} ms "
+              f"({r['speedup']:5.2f}x)  maxdiff {r['cv2_max_abs_diff']:.1e}", file=sys.stderr, flush=True)
+    print(cv2_grid_markdown(rows, meta))
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(dict(meta=meta, rows=rows), f, indent=1)
     return 0
 
 
