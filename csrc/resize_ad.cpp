@@ -20,6 +20,7 @@
 
 namespace resize_ad {  // csrc/cpu/resize_cpu.cpp
 void set_huge_pages(bool enabled);
+void set_stream_threshold(size_t bytes);
 }  // namespace resize_ad
 
 namespace {
@@ -280,6 +281,19 @@ PyObject* set_huge_pages(PyObject* /*self*/, PyObject* arg) {
   Py_RETURN_NONE;
   END_HANDLE_TH_ERRORS
 }
+
+// _set_stream_threshold(n): outputs of n bytes and more stream (cpu/resize_cpu.cpp
+// stream_threshold); 0 restores the machine's threshold. resize_ad._testing.stream_threshold()
+// is its Python face.
+PyObject* set_stream_threshold(PyObject* /*self*/, PyObject* arg) {
+  HANDLE_TH_ERRORS
+  const long long n = PyLong_AsLongLong(arg);
+  if (n == -1 && PyErr_Occurred()) return nullptr;
+  TORCH_CHECK(n >= 0, "resize_ad._C._set_stream_threshold: a byte count >= 0, got ", n);
+  resize_ad::set_stream_threshold(static_cast<size_t>(n));
+  Py_RETURN_NONE;
+  END_HANDLE_TH_ERRORS
+}
 }  // namespace
 
 namespace resize_ad {  // csrc/aten_override.cpp
@@ -300,6 +314,8 @@ PyMethodDef methods[] = {
     {"_set_executor", set_executor, METH_O, "force an executor (test seam)"},
     {"_set_huge_pages", set_huge_pages, METH_O,
      "whether CPU results fresh from mmap get transparent huge pages (test seam)"},
+    {"_set_stream_threshold", set_stream_threshold, METH_O,
+     "outputs of this many bytes and more stream, 0 for the machine's threshold (test seam)"},
     {"_aten_override", resize_ad::py_aten_override, METH_O,
      "install (True) / remove (False) resize_ad's kernels for aten's upsample ops; returns the "
      "previous state (used by resize_ad.patch)"},

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import contextlib
 
-from ._C import _set_executor, _set_huge_pages
+from ._C import _set_executor, _set_huge_pages, _set_stream_threshold
 
-__all__ = ["EXECUTORS", "executor", "huge_pages"]
+__all__ = ["EXECUTORS", "executor", "huge_pages", "stream_threshold"]
 
 # The executors (csrc/common/plan.h), by the names the code and the docs use.
 EXECUTORS = ("separable", "line_sweep", "product_gather")
@@ -46,3 +46,24 @@ def huge_pages(enabled: bool):
     finally:
         _huge_pages = previous
         _set_huge_pages(previous)
+
+
+_stream_threshold = 0
+
+
+@contextlib.contextmanager
+def stream_threshold(nbytes: int):
+    """Outputs of ``nbytes`` and more whose pages are mapped leave the CPU line sweep through
+    non-temporal stores (csrc/cpu/resize_cpu.cpp stream_threshold), in place of the machine's
+    threshold (8 to 24 MiB, by the last-level cache's design): tests reach those paths with
+    outputs of the same size on every machine. Process-wide, for tests."""
+    if nbytes <= 0:
+        raise ValueError(f"resize_ad._testing.stream_threshold: a positive byte count, got {nbytes}")
+    global _stream_threshold
+    previous, _stream_threshold = _stream_threshold, int(nbytes)
+    _set_stream_threshold(_stream_threshold)
+    try:
+        yield
+    finally:
+        _stream_threshold = previous
+        _set_stream_threshold(previous)

@@ -4,7 +4,7 @@ not spread."""
 import pytest
 import torch
 
-from resize_ad._testing import EXECUTORS, executor, huge_pages
+from resize_ad._testing import EXECUTORS, executor, huge_pages, stream_threshold
 from helpers import TOL, assert_close, native, ours
 
 ENGINES = list(EXECUTORS)
@@ -135,6 +135,11 @@ def test_threads_agree():
     assert torch.equal(a, b)
 
 
+# Outputs from this size on stream in the tests that say so, on every machine (the machine's own
+# threshold is 8 to 24 MiB: resize_cpu.cpp stream_threshold).
+STREAM_AT = 8 << 20
+
+
 # The line sweep deals its lines out in chunks that threads take as they come free
 # (csrc/cpu/parallel.h): which thread computes which line, and where the ring of rows and the
 # repeated-line copies restart, vary from call to call; the values must not.
@@ -149,6 +154,7 @@ CHUNKED = [
 
 
 @pytest.mark.parametrize("shape,cl,kw", CHUNKED, ids=lambda v: str(v))
+@stream_threshold(STREAM_AT)
 def test_chunks_agree(shape, cl, kw):
     x = _make(shape, cl, torch.float32).requires_grad_()
     g = torch.randn(native(x.detach(), **kw).shape)
@@ -188,7 +194,7 @@ def test_threads_are_torchs(tmp_path):
     assert n_ours == n_native
 
 
-# Nearest outputs of 8 MiB and more of one channel per line position leave the line sweep
+# Nearest outputs of 8 MiB and more (STREAM_AT) of one channel per line position leave the line sweep
 # through a per-thread stage and non-temporal stores (resize_cpu.cpp stream_threshold): the same
 # values as native, in every layout, with whole lines (nseg == 1) and with lines split in
 # segments (few long lines), and with the repeated lines of the upscale copied from the stage.
@@ -223,6 +229,7 @@ STREAMED = [
 
 
 @pytest.mark.parametrize("shape,kw,dtype,fmt", STREAMED, ids=lambda v: str(v))
+@stream_threshold(STREAM_AT)
 def test_streamed_outputs(shape, kw, dtype, fmt):
     g = torch.Generator().manual_seed(5)
     x = torch.randn(shape, generator=g).to(dtype)
@@ -452,6 +459,7 @@ def test_fused_lines_equal_staged(spatial, kw):
     assert_close(g17, gr, torch.float32)
 
 
+@stream_threshold(STREAM_AT)
 def test_fused_streamed_gradient():
     x = torch.randn(2, 16, 256, 256, generator=torch.Generator().manual_seed(10)).contiguous(
         memory_format=torch.channels_last)

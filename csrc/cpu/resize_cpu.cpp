@@ -369,10 +369,17 @@ struct Sweep {
 };
 
 // Outputs from this size on are streamed (Sweep::stream): 3/4 of the last-level cache as glibc's
-// memcpy reckons, but at most 8 MiB, since a VM often reports the whole socket's L3 (256 MiB on
-// an EPYC whose cores share 32 MiB, with other tenants), and at least 4 MiB. At 12 MiB outputs
-// (bilinear, bicubic and nearest x2 of 3 x 512 x 512) streaming measured 1.3x-1.5x faster on
-// that machine; between 2 and 4 MiB it was mixed (0.7x-1.3x).
+// memcpy reckons, at least 4 MiB, and at most what a core can count on keeping. A VM often
+// reports the whole socket's L3, with other tenants in it, and what one core gets of it depends
+// on the vendor's design:
+// - AMD: each core complex has its own L3 (32 MiB on the EPYC we measured, which reported
+//   256 MiB). At most 8 MiB: at 12 MiB outputs (bilinear, bicubic and nearest x2 of
+//   3 x 512 x 512) streaming measured 1.3x-1.5x faster there; between 2 and 4 MiB it was mixed
+//   (0.7x-1.3x).
+// - Intel: one L3 shared by the socket's cores (480 MiB reported on a Xeon with AVX-512 FP16).
+//   At most 24 MiB: outputs read again warm (nearest x2 NCHW, bilinear x2 channels_last,
+//   8.4 and 16.8 MB) measured 1.05x-1.15x faster with ordinary stores there, which leave the
+//   result in the L3, and 33.5 and 67 MB ones 1.2x-2.2x faster streamed (1 and 2 threads).
 // The last-level cache's size as the system reports it; -1 where it does not.
 long l3_bytes() {
 #ifdef _SC_LEVEL3_CACHE_SIZE
@@ -382,10 +389,20 @@ long l3_bytes() {
 #endif
 }
 
+// set_stream_threshold (the test seam resize_ad._testing.stream_threshold): bytes in place of the
+// machine's threshold; 0 for the machine's.
+std::atomic<size_t> g_stream_threshold{0};
+
 size_t stream_threshold() {
+  if (const size_t forced = g_stream_threshold.load(std::memory_order_relaxed)) return forced;
   static const size_t bytes = [] {
     const long l3 = l3_bytes();
-    const size_t lo = size_t{4} << 20, hi = size_t{8} << 20;
+    bool shared_l3 = false;
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __builtin_cpu_init();
+    shared_l3 = __builtin_cpu_is("intel");
+#endif
+    const size_t lo = size_t{4} << 20, hi = size_t{shared_l3 ? 24 : 8} << 20;
     return l3 > 0 ? std::clamp(static_cast<size_t>(l3) / 4 * 3, lo, hi) : hi;
   }();
   return bytes;
@@ -709,6 +726,7 @@ at::Tensor resize_backward_cpu(const at::Tensor& grad_output, at::IntArrayRef in
 }  // namespace
 
 void set_huge_pages(bool enabled) { g_huge_pages.store(enabled); }
+void set_stream_threshold(size_t bytes) { g_stream_threshold.store(bytes); }
 
 TORCH_LIBRARY_IMPL(resize_ad, CPU, m) {
   m.impl("resize", &resize_cpu);
