@@ -371,15 +371,19 @@ struct Sweep {
 // Outputs from this size on are streamed (Sweep::stream): 3/4 of the last-level cache as glibc's
 // memcpy reckons, at least 4 MiB, and at most what a core can count on keeping. A VM often
 // reports the whole socket's L3, with other tenants in it, and what one core gets of it depends
-// on the vendor's design:
+// on the vendor's design (shared_l3):
 // - AMD: each core complex has its own L3 (32 MiB on the EPYC we measured, which reported
 //   256 MiB). At most 8 MiB: at 12 MiB outputs (bilinear, bicubic and nearest x2 of
 //   3 x 512 x 512) streaming measured 1.3x-1.5x faster there; between 2 and 4 MiB it was mixed
 //   (0.7x-1.3x).
 // - Intel: one L3 shared by the socket's cores (480 MiB reported on a Xeon with AVX-512 FP16).
-//   At most 24 MiB: outputs read again warm (nearest x2 NCHW, bilinear x2 channels_last,
-//   8.4 and 16.8 MB) measured 1.05x-1.15x faster with ordinary stores there, which leave the
-//   result in the L3, and 33.5 and 67 MB ones 1.2x-2.2x faster streamed (1 and 2 threads).
+//   At most 24 MiB, counting the input with the output (streams): outputs read again warm
+//   (nearest x2 NCHW, bilinear x2 channels_last, 8.4 and 16.8 MB from inputs of a quarter of
+//   that) measured 1.05x-1.15x faster with ordinary stores there, which leave the result in
+//   the L3, and 33.5 and 67 MB ones 1.2x-2.2x faster streamed (1 and 2 threads); a 10 MB output
+//   from a 64 MB input (1000 x 1000 -> 400 x 400, 16 channels), whose reads push it out of the
+//   L3, streamed 1.1x-1.4x faster with 1 thread on nearest and nearest-exact, 1.6x-2x on
+//   bilinear, and as fast with 2 threads.
 // The last-level cache's size as the system reports it; -1 where it does not.
 long l3_bytes() {
 #ifdef _SC_LEVEL3_CACHE_SIZE
@@ -389,23 +393,40 @@ long l3_bytes() {
 #endif
 }
 
+// Whether the cores of a socket share one L3 (Intel's design since its mesh), so that the L3
+// the system reports is one a core can fill.
+bool shared_l3() {
+  static const bool shared = [] {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __builtin_cpu_init();
+    return __builtin_cpu_is("intel") != 0;
+#else
+    return false;
+#endif
+  }();
+  return shared;
+}
+
 // set_stream_threshold (the test seam resize_ad._testing.stream_threshold): bytes in place of the
 // machine's threshold; 0 for the machine's.
 std::atomic<size_t> g_stream_threshold{0};
+
+constexpr size_t kMinStreamBytes = size_t{4} << 20;
 
 size_t stream_threshold() {
   if (const size_t forced = g_stream_threshold.load(std::memory_order_relaxed)) return forced;
   static const size_t bytes = [] {
     const long l3 = l3_bytes();
-    bool shared_l3 = false;
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-    __builtin_cpu_init();
-    shared_l3 = __builtin_cpu_is("intel");
-#endif
-    const size_t lo = size_t{4} << 20, hi = size_t{shared_l3 ? 24 : 8} << 20;
-    return l3 > 0 ? std::clamp(static_cast<size_t>(l3) / 4 * 3, lo, hi) : hi;
+    const size_t hi = size_t{shared_l3() ? 24 : 8} << 20;
+    return l3 > 0 ? std::clamp(static_cast<size_t>(l3) / 4 * 3, kMinStreamBytes, hi) : hi;
   }();
   return bytes;
+}
+
+// Whether an output of out_bytes from an input of in_bytes streams (above).
+bool streams(size_t out_bytes, size_t in_bytes) {
+  const size_t t = stream_threshold();
+  return out_bytes >= t || (shared_l3() && out_bytes >= kMinStreamBytes && out_bytes + in_bytes >= t);
 }
 
 // Inputs larger than this are prefetched (Sweep::prefetch): a quarter of the last-level cache,
@@ -612,7 +633,7 @@ void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t in
   const bool fresh = bytes >= (size_t{4} << 20) && !mapped(static_cast<const char*>(dst_mem) + bytes / 2);
   const bool huge = fresh && advise_huge_pages(dst_mem, bytes);
   const bool big = bytes >= stream_threshold();
-  const bool large = big && !fresh;
+  const bool large = streams(bytes, src.nbytes()) && !fresh;
   // Only lines that are copies (nearest) of one channel per position, or identities: measured
   // 1.2x faster streamed. Weighted lines were no faster (channels_last) or slower (bilinear x2
   // NCHW 0.84x, trilinear 0.78x): their arithmetic, not the stores, bounds them, and the stage
