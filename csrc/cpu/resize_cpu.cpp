@@ -423,7 +423,8 @@ size_t stream_threshold() {
   return bytes;
 }
 
-// Whether an output of out_bytes from an input of in_bytes streams (above).
+// Whether an output of out_bytes from an input of in_bytes streams its rows (above;
+// Sweep::stream_rows).
 bool streams(size_t out_bytes, size_t in_bytes) {
   const size_t t = stream_threshold();
   return out_bytes >= t || (shared_l3() && out_bytes >= kMinStreamBytes && out_bytes + in_bytes >= t);
@@ -633,7 +634,7 @@ void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t in
   const bool fresh = bytes >= (size_t{4} << 20) && !mapped(static_cast<const char*>(dst_mem) + bytes / 2);
   const bool huge = fresh && advise_huge_pages(dst_mem, bytes);
   const bool big = bytes >= stream_threshold();
-  const bool large = streams(bytes, src.nbytes()) && !fresh;
+  const bool large = big && !fresh;
   // Only lines that are copies (nearest) of one channel per position, or identities: measured
   // 1.2x faster streamed. Weighted lines were no faster (channels_last) or slower (bilinear x2
   // NCHW 0.84x, trilinear 0.78x): their arithmetic, not the stores, bounds them, and the stage
@@ -642,7 +643,11 @@ void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t in
   // Lines of several channels (copies and two-tap rows) outside the ring (whose lines go to its
   // slots), and the ring's blends: 1.16-1.3x faster streamed on channels_last C = 3 and 4
   // upscales; copies of 64 channels per position 1.1x faster than through the stage.
-  P.stream_rows = large && ((P.inner > 1 && !P.last->identity) || (!P.last->unit && P.ring > 0));
+  // These count the input with the output (streams); the stage above counts the output alone:
+  // nearest-exact (8, 32, 256, 256) -> 85 x 85, a 7.4 MB output of short plane lines from a
+  // 67 MB input, ran 0.42x-0.73x as fast through it.
+  P.stream_rows = streams(bytes, src.nbytes()) && !fresh &&
+                  ((P.inner > 1 && !P.last->identity) || (!P.last->unit && P.ring > 0));
   // Fresh 4 KiB pages: the kernel's page faults cost less taken a few at a time just ahead of
   // the lines that write them than one by one amid the stores (faults spent about 30 % more
   // system time per page that way on this VM, for the same count). A window of 64 KiB measured
