@@ -536,8 +536,8 @@ inline __m256 shifted(__m256 x, __m256 y) {
 // pixel_pairs takes 32; SHIFTED takes six, at q + 8 k, and shifts the other ten vectors out of
 // neighbouring pairs of them (shifted: the same floats, so the same values). With a blend of two
 // input lines per load, six in place of twelve measured 1.14x faster on 512 x 512 RGB halvings
-// and 1.04x-1.32x on 256 x 256 (one thread, an EPYC; on a Xeon 1.3x on 256 x 256 and even on
-// 512 x 512), but 0.91x-0.93x on 1024 x 1024, read from memory: sweeps of inputs larger than
+// and 1.04x-1.32x on 256 x 256 (one thread, an EPYC; on a Xeon 1.3x on 256 x 256 and as fast
+// on 512 x 512), but 0.91x-0.93x on 1024 x 1024, read from memory: sweeps of inputs larger than
 // the caches keep (Sweep::prefetch) load each pair's taps.
 // Outputs [o0, o1) while o0 starts a block and the block's floats lie inside the line; returns
 // where it stopped (the caller finishes the rest).

@@ -382,7 +382,7 @@ struct Sweep {
 //   that) measured 1.05x-1.15x faster with ordinary stores there, which leave the result in
 //   the L3, and 33.5 and 67 MB ones 1.2x-2.2x faster streamed (1 and 2 threads); a 10 MB output
 //   from a 64 MB input (1000 x 1000 -> 400 x 400, 16 channels), whose reads push it out of the
-//   L3, streamed 1.1x-1.4x faster with 1 thread on nearest and nearest-exact, 1.6x-2x on
+//   L3, streamed 1.0x-1.4x faster with 1 thread on nearest and nearest-exact, 1.5x-2x on
 //   bilinear, and as fast with 2 threads.
 // The last-level cache's size as the system reports it; -1 where it does not.
 long l3_bytes() {
