@@ -424,9 +424,8 @@ size_t stream_threshold() {
 }
 
 // Whether an output of out_bytes from an input of in_bytes streams its rows (above;
-// Sweep::stream_rows).
-bool streams(size_t out_bytes, size_t in_bytes) {
-  const size_t t = stream_threshold();
+// Sweep::stream_rows), t being stream_threshold().
+bool streams(size_t out_bytes, size_t in_bytes, size_t t) {
   return out_bytes >= t || (shared_l3() && out_bytes >= kMinStreamBytes && out_bytes + in_bytes >= t);
 }
 
@@ -633,7 +632,8 @@ void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t in
   void* const dst_mem = dst.data_ptr();
   const bool fresh = bytes >= (size_t{4} << 20) && !mapped(static_cast<const char*>(dst_mem) + bytes / 2);
   const bool huge = fresh && advise_huge_pages(dst_mem, bytes);
-  const bool big = bytes >= stream_threshold();
+  const size_t threshold = stream_threshold();
+  const bool big = bytes >= threshold;
   const bool large = big && !fresh;
   // Only lines that are copies (nearest) of one channel per position, or identities: measured
   // 1.2x faster streamed. Weighted lines were no faster (channels_last) or slower (bilinear x2
@@ -646,7 +646,7 @@ void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t in
   // These count the input with the output (streams); the stage above counts the output alone:
   // nearest-exact (8, 32, 256, 256) -> 85 x 85, a 7.4 MB output of short plane lines from a
   // 67 MB input, ran 0.42x-0.73x as fast through it.
-  P.stream_rows = streams(bytes, src.nbytes()) && !fresh &&
+  P.stream_rows = streams(bytes, src.nbytes(), threshold) && !fresh &&
                   ((P.inner > 1 && !P.last->identity) || (!P.last->unit && P.ring > 0));
   // Fresh 4 KiB pages: the kernel's page faults cost less taken a few at a time just ahead of
   // the lines that write them than one by one amid the stores (faults spent about 30 % more
