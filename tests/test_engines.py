@@ -274,6 +274,10 @@ FOLDED = [
     ((3, 5000), dict(size=(2, 1999), mode="bicubic", antialias=True)),
     ((9, 10, 11), dict(size=(17, 5, 23), mode="trilinear")),
     ((9, 10, 11), dict(size=(4, 21, 12), mode="nearest")),
+    # x2 upscales of RGB and RGBA: pairs of pixels whose taps step a pixel per pair
+    # (line_sweep.h steady_pairs), and a long line split in segments that start inside a pixel.
+    ((20, 40), dict(scale_factor=2, mode="bicubic")),
+    ((3, 2499), dict(size=(4, 4998), mode="bilinear")),
 ]
 
 

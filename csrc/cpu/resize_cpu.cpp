@@ -107,6 +107,15 @@ struct Line {
   // i + 1 (outputs 4 i .. 4 i + 7), 1 where both have each tap one pixel after the one before and
   // the 4 K floats from the first inside the line (so no zero slot's padding tap).
   std::vector<uint8_t> span_pairs;
+  // Folded lines of 3 or 4 channels (pairs_of): step_pairs[i] for the pixels i and i + 1, 1
+  // where each tap of pixel i + 1 is one pixel after the same tap of pixel i and the eight floats
+  // from each tap of pixel i lie inside the line: the pair's tap is then one eight-float load
+  // (x2 upscales, from their third pixel on: every pair of pixels 2 m, 2 m + 1).
+  std::vector<uint8_t> step_pairs;
+  // Outputs [steady_lo, steady_hi) (empty: none) of such a line (of at most four taps, no zero
+  // slot): step pairs from steady_lo on, each pair's taps one pixel after the pair before's, with
+  // its weights (x2 upscales, linear and cubic: line_sweep.h steady_pairs); at least kSteadyPairs.
+  int64_t steady_lo = 0, steady_hi = 0;
   // Exact halvings: every output reads the taps of the one before two positions further on,
   // with the same weights (float gather lines of two taps: of one channel, every block
   // kStride2Pairs, 16 floats after the one before; RGBA, every pixel's span of both taps 8
@@ -115,6 +124,9 @@ struct Line {
   // loading them per block; RGB lines take rgb_halving.
   bool regular = false;
 };
+
+// The fewest pairs of pixels that make a steady run (Line::steady_lo).
+constexpr int64_t kSteadyPairs = 8;
 
 // Float gather lines of at most this many taps get a load plan (plan_loads): with five to
 // sixteen taps (antialiased downscales by less than four) measured 1.2x-1.5x faster forward and
@@ -275,6 +287,40 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
       L.span_pairs.assign(px, 0);
       for (int64_t i = 0; i + 1 < px; ++i) L.span_pairs[i] = spans(i) && spans(i + 1);
     }
+    if (std::is_same_v<acc_t, float> && (L.step == 3 || L.step == 4)) {
+      const int64_t C = L.step, px = L.out / C;
+      L.step_pairs.assign(px, 0);
+      for (int64_t i = 0; i + 1 < px; ++i) {
+        bool step = true;
+        for (int64_t j = 0; j < L.K && step; ++j) {
+          const int64_t p = L.idx[j * L.out + C * i];
+          step = L.idx[j * L.out + C * (i + 1)] == p + C && p + 8 <= L.in;
+        }
+        L.step_pairs[i] = step;
+      }
+      // The longest run of pairs at pixels i, i + 2, ... that each repeat the one before a pixel on.
+      auto repeats = [&](int64_t i) {
+        bool same = L.step_pairs[i] && L.step_pairs[i - 2];
+        for (int64_t j = 0; j < L.K && same; ++j) {
+          const int64_t q = j * L.out + C * i;
+          same = L.idx[q] == L.idx[q - 2 * C] + C;
+          for (int64_t c = 0; c < 2 * C && same; ++c) same = L.wt[q + c] == L.wt[q - 2 * C + c];
+        }
+        return same;
+      };
+      int64_t best = 0;
+      if (L.K <= 4 && !L.zero_slot) {
+        for (int64_t first = 0; first < 2; ++first) {
+          for (int64_t i = first; i + 1 < px; i += 2) {
+            if (!L.step_pairs[i]) continue;
+            const int64_t s = i;
+            while (i + 3 < px && repeats(i + 2)) i += 2;
+            if (i + 2 - s > best) best = i + 2 - s, L.steady_lo = C * s;
+          }
+        }
+      }
+      L.steady_hi = best >= 2 * kSteadyPairs ? L.steady_lo + C * best : L.steady_lo;
+    }
     if (std::is_same_v<acc_t, float> && L.K == 2 && !L.zero_slot && L.ragged.empty() &&
         ((L.out % 8 == 0 && (L.step == 1 || L.step == 4)) || L.step == 3)) {
       bool regular = true;
@@ -328,7 +374,7 @@ std::shared_ptr<const Line<acc_t>> line_for(const AxisTable& t, bool lead, bool 
     return (L.start.size() + L.len.size()) * sizeof(int64_t) + (L.w.size() + L.wt.size()) * sizeof(acc_t) +
            (L.idx.size() + L.blk_pos.size() + L.blk_run_end.size()) * sizeof(int32_t) + L.blk_loads.size() +
            L.blk_rel.size() +
-           L.span_pairs.size();
+           L.span_pairs.size() + L.step_pairs.size();
   };
   return cache->get(LineKey{t.id, lead, gather, fold, join},
                     [&] { return build_line<acc_t>(t, lead, gather, fold, join); }, bytes);
