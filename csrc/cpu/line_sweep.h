@@ -947,6 +947,48 @@ void inner_line(const R* row, const Line<acc_t>& L, int64_t inner, int64_t o0, i
   }
 }
 
+#if RESIZE_AD_AVX2
+// A nearest line (Line::unit) of V eight-float vectors per position: out[o] = row[start[o]],
+// position by position, the one eight ahead prefetched (inner_line's copy without its per
+// position tests: 16-channel channels_last nearest downscales measured 1.0x-1.1x faster).
+// NT: stored non-temporally (Sweep::stream_rows; out 32-byte aligned).
+template <int V, bool NT>
+void unit_copy(const float* row, const Line<float>& L, int64_t inner_, int64_t o0, int64_t o1, float* out) {
+  const int64_t inner = V > 0 ? 8 * V : inner_;
+  const int64_t* __restrict start = L.start.data();
+  for (int64_t o = o0; o < o1; ++o) {
+    if (o + kInnerAhead < o1) {
+      const char* f = reinterpret_cast<const char*>(row + start[o + kInnerAhead] * inner);
+      for (int64_t q = 0; q < inner * 4; q += 64) __builtin_prefetch(f + q);
+    }
+    const float* s = row + start[o] * inner;
+    float* d = out + o * inner;
+    for (int64_t v = 0; v < inner / 8; ++v) {
+      if constexpr (NT) {
+        _mm256_stream_ps(d + 8 * v, _mm256_loadu_ps(s + 8 * v));
+      } else {
+        _mm256_storeu_ps(d + 8 * v, _mm256_loadu_ps(s + 8 * v));
+      }
+    }
+  }
+}
+
+// The most channels unit_copy takes.
+constexpr int64_t kUnitCopyMax = 64;
+
+template <bool NT>
+void unit_copy_of(const float* row, const Line<float>& L, int64_t inner, int64_t o0, int64_t o1, float* out) {
+  switch (inner / 8) {
+    case 1: return unit_copy<1, NT>(row, L, inner, o0, o1, out);
+    case 2: return unit_copy<2, NT>(row, L, inner, o0, o1, out);
+    case 3: return unit_copy<3, NT>(row, L, inner, o0, o1, out);
+    case 4: return unit_copy<4, NT>(row, L, inner, o0, o1, out);
+    case 8: return unit_copy<8, NT>(row, L, inner, o0, o1, out);
+    default: return unit_copy<0, NT>(row, L, inner, o0, o1, out);
+  }
+}
+#endif
+
 // Whether sweep_segment blends the leading taps and applies the last axis' table in one sweep
 // (fused_line) rather than through the blended line in scratch: float lines of whole vectors,
 // up to four leading taps, where recomputing the blend per last-axis tap costs less than
@@ -1178,7 +1220,18 @@ void sweep_segment(const Sweep<acc_t>& P, const src_t* src, dst_t* drow, int64_t
   if (last.unit && direct) {  // nearest along every axis: a gather of the input line
     if (inner == 1) {
       copy_line(src + off[0], last, o0, o1, drow);
-    } else {
+      return;
+    }
+#if RESIZE_AD_AVX2
+    if constexpr (std::is_same_v<src_t, float> && std::is_same_v<dst_t, float>) {
+      if (inner % 8 == 0 && inner <= kUnitCopyMax) {
+        const float* row = src + off[0];
+        if (stream && (reinterpret_cast<uintptr_t>(drow) & 31) == 0) return unit_copy_of<true>(row, last, inner, o0, o1, drow);
+        if (!stream) return unit_copy_of<false>(row, last, inner, o0, o1, drow);
+      }
+    }
+#endif
+    {
       inner_line(src + off[0], last, inner, o0, o1, drow, stream);
     }
     return;
