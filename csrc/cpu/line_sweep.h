@@ -861,9 +861,64 @@ inline void stream_copy(void* dst, const void* src, size_t n) {
 // pixel's load (1.3x-2.6x on nearest channels_last with 16 channels, 600 x 800 -> 224 and
 // 1000 x 1000 -> 400, 1 thread).
 constexpr int64_t kInnerAhead = 8;
+
+#if RESIZE_AD_AVX2
+// inner_line for float lines of at most two taps and V eight-float vectors per position (V = 0:
+// inner / 8), its sums and copies (and so its values) without its per-position loops over the
+// channels: positions of two taps, of one (a copy where its weight is 1) and of none. NT:
+// stored non-temporally (out 32-byte aligned).
+template <int V, bool NT>
+void two_tap_line(const float* row, const Line<float>& L, int64_t inner_, int64_t o0, int64_t o1, float* out) {
+  const int64_t inner = V > 0 ? 8 * V : inner_, K = L.K;
+  const int64_t* __restrict start = L.start.data();
+  const int64_t* __restrict len = L.len.data();
+  const float* __restrict w = L.w.data();
+  auto put = [&](float* d, __m256 v) {
+    if constexpr (NT) {
+      _mm256_stream_ps(d, v);
+    } else {
+      _mm256_storeu_ps(d, v);
+    }
+  };
+  for (int64_t o = o0; o < o1; ++o) {
+    const float* a = row + start[o] * inner;
+    float* d = out + o * inner;
+    const int64_t n = len[o];
+    if (n == 2) {
+      const __m256 w0 = _mm256_set1_ps(w[o * K]), w1 = _mm256_set1_ps(w[o * K + 1]);
+      for (int64_t c = 0; c < inner; c += 8)
+        put(d + c, _mm256_fmadd_ps(w1, _mm256_loadu_ps(a + inner + c), _mm256_mul_ps(w0, _mm256_loadu_ps(a + c))));
+    } else if (n == 1 && w[o * K] == 1.f) {
+      for (int64_t c = 0; c < inner; c += 8) put(d + c, _mm256_loadu_ps(a + c));
+    } else if (n == 1) {
+      const __m256 w0 = _mm256_set1_ps(w[o * K]);
+      for (int64_t c = 0; c < inner; c += 8) put(d + c, _mm256_mul_ps(w0, _mm256_loadu_ps(a + c)));
+    } else {
+      for (int64_t c = 0; c < inner; c += 8) put(d + c, _mm256_setzero_ps());
+    }
+  }
+}
+#endif
+
 template <typename R, typename D, typename acc_t>
 void inner_line(const R* row, const Line<acc_t>& L, int64_t inner, int64_t o0, int64_t o1,
                 D* out, bool nt = false) {
+#if RESIZE_AD_AVX2
+  if constexpr (std::is_same_v<R, float> && std::is_same_v<D, float> && std::is_same_v<acc_t, float>) {
+    if (L.K <= 2 && inner % 8 == 0 && inner <= 64 && (!nt || (reinterpret_cast<uintptr_t>(out) & 31) == 0)) {
+      auto run = [&](auto nt_) {
+        constexpr bool N = decltype(nt_)::value;
+        switch (inner / 8) {
+          case 1: return two_tap_line<1, N>(row, L, inner, o0, o1, out);
+          case 2: return two_tap_line<2, N>(row, L, inner, o0, o1, out);
+          case 8: return two_tap_line<8, N>(row, L, inner, o0, o1, out);
+          default: return two_tap_line<0, N>(row, L, inner, o0, o1, out);
+        }
+      };
+      return nt ? run(std::true_type{}) : run(std::false_type{});
+    }
+  }
+#endif
   constexpr int64_t B = 128;
   acc_t acc[B];
   for (int64_t o = o0; o < o1; ++o) {
