@@ -630,20 +630,29 @@ inline int64_t blended_rgb_halving_line(const float* src, const int64_t* off, co
   });
 }
 
+// f(std::integral_constant<int, C>{}, std::integral_constant<int, KT>{}) for a folded line of
+// C = L.step (3, else 4) channels and KT = L.K taps where that is 2 or 4, 0 (read from the line)
+// otherwise.
+template <typename F>
+inline auto with_pixels(const Line<float>& L, F f) {
+  auto taps = [&](auto c) {
+    switch (L.K) {
+      case 2: return f(c, std::integral_constant<int, 2>{});
+      case 4: return f(c, std::integral_constant<int, 4>{});
+      default: return f(c, std::integral_constant<int, 0>{});
+    }
+  };
+  return L.step == 3 ? taps(std::integral_constant<int, 3>{}) : taps(std::integral_constant<int, 4>{});
+}
+
 // blended_pairs for the line's C and K.
 inline int64_t blended_pairs_line(const float* src, const int64_t* off, const float* tw, int64_t T,
                                   const Line<float>& L, int64_t o0, int64_t o1, float* out) {
-  auto lines = [&](auto c, auto k) {
+  return with_pixels(L, [&](auto c, auto k) {
     return with_lines(T, [&](auto t) {
       return blended_pairs<decltype(c)::value, decltype(k)::value, decltype(t)::value>(src, off, tw, L, o0, o1, out);
     });
-  };
-  auto pairs = [&](auto c) {
-    return L.K == 2   ? lines(c, std::integral_constant<int, 2>{})
-           : L.K == 4 ? lines(c, std::integral_constant<int, 4>{})
-                      : lines(c, std::integral_constant<int, 0>{});
-  };
-  return L.step == 3 ? pairs(std::integral_constant<int, 3>{}) : pairs(std::integral_constant<int, 4>{});
+  });
 }
 #endif
 
@@ -670,15 +679,7 @@ inline void steady_run(const float* row, const Line<float>& L, int64_t a, int64_
 }
 
 inline void steady_pairs(const float* row, const Line<float>& L, int64_t a, int64_t b, float* out) {
-  auto taps = [&](auto c) {
-    constexpr int Cc = decltype(c)::value;
-    switch (L.K) {
-      case 2: return steady_run<Cc, 2>(row, L, a, b, out);
-      case 4: return steady_run<Cc, 4>(row, L, a, b, out);
-      default: return steady_run<Cc, 0>(row, L, a, b, out);
-    }
-  };
-  return L.step == 3 ? taps(std::integral_constant<int, 3>{}) : taps(std::integral_constant<int, 4>{});
+  with_pixels(L, [&](auto c, auto k) { steady_run<decltype(c)::value, decltype(k)::value>(row, L, a, b, out); });
 }
 #endif
 
@@ -713,15 +714,9 @@ void gather_sweep(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1
     // plan's permutes measured 1.05x-1.15x faster).
     if (L.step == 3 && L.regular) o0 = rgb_halving(row, L, o0, o1, out);
     if ((L.step == 4 || (L.step == 3 && L.in >= L.out)) && L.K > 1) {
-      auto pairs = [&](auto c) {
-        constexpr int Cc = decltype(c)::value;
-        switch (L.K) {
-          case 2: return pixel_pairs<Cc, 2>(row, L, o0, o1, out);
-          case 4: return pixel_pairs<Cc, 4>(row, L, o0, o1, out);
-          default: return pixel_pairs<Cc, 0>(row, L, o0, o1, out);
-        }
-      };
-      o0 = L.step == 3 ? pairs(std::integral_constant<int, 3>{}) : pairs(std::integral_constant<int, 4>{});
+      o0 = with_pixels(L, [&](auto c, auto k) {
+        return pixel_pairs<decltype(c)::value, decltype(k)::value>(row, L, o0, o1, out);
+      });
     }
   }
 #endif
@@ -863,6 +858,34 @@ inline void stream_copy(void* dst, const void* src, size_t n) {
 constexpr int64_t kInnerAhead = 8;
 
 #if RESIZE_AD_AVX2
+// Eight floats to d, non-temporally where NT (d 32-byte aligned).
+template <bool NT>
+inline void store8(float* d, __m256 v) {
+  if constexpr (NT) {
+    _mm256_stream_ps(d, v);
+  } else {
+    _mm256_storeu_ps(d, v);
+  }
+}
+
+// f(std::integral_constant<int, V>{}, std::bool_constant<nt>{}) for positions of inner / 8
+// eight-float vectors: V is that count for 1 to 4 and 8 vectors, 0 (the kernel reads inner)
+// otherwise.
+template <typename F>
+inline void with_vectors(int64_t inner, bool nt, F f) {
+  auto v = [&](auto n) {
+    switch (inner / 8) {
+      case 1: return f(std::integral_constant<int, 1>{}, n);
+      case 2: return f(std::integral_constant<int, 2>{}, n);
+      case 3: return f(std::integral_constant<int, 3>{}, n);
+      case 4: return f(std::integral_constant<int, 4>{}, n);
+      case 8: return f(std::integral_constant<int, 8>{}, n);
+      default: return f(std::integral_constant<int, 0>{}, n);
+    }
+  };
+  return nt ? v(std::true_type{}) : v(std::false_type{});
+}
+
 // inner_line for float lines of at most two taps and V eight-float vectors per position (V = 0:
 // inner / 8), its sums and copies (and so its values) without its per-position loops over the
 // channels: positions of two taps, of one (a copy where its weight is 1) and of none. NT:
@@ -873,13 +896,6 @@ void two_tap_line(const float* row, const Line<float>& L, int64_t inner_, int64_
   const int64_t* __restrict start = L.start.data();
   const int64_t* __restrict len = L.len.data();
   const float* __restrict w = L.w.data();
-  auto put = [&](float* d, __m256 v) {
-    if constexpr (NT) {
-      _mm256_stream_ps(d, v);
-    } else {
-      _mm256_storeu_ps(d, v);
-    }
-  };
   for (int64_t o = o0; o < o1; ++o) {
     const float* a = row + start[o] * inner;
     float* d = out + o * inner;
@@ -887,14 +903,14 @@ void two_tap_line(const float* row, const Line<float>& L, int64_t inner_, int64_
     if (n == 2) {
       const __m256 w0 = _mm256_set1_ps(w[o * K]), w1 = _mm256_set1_ps(w[o * K + 1]);
       for (int64_t c = 0; c < inner; c += 8)
-        put(d + c, _mm256_fmadd_ps(w1, _mm256_loadu_ps(a + inner + c), _mm256_mul_ps(w0, _mm256_loadu_ps(a + c))));
+        store8<NT>(d + c, _mm256_fmadd_ps(w1, _mm256_loadu_ps(a + inner + c), _mm256_mul_ps(w0, _mm256_loadu_ps(a + c))));
     } else if (n == 1 && w[o * K] == 1.f) {
-      for (int64_t c = 0; c < inner; c += 8) put(d + c, _mm256_loadu_ps(a + c));
+      for (int64_t c = 0; c < inner; c += 8) store8<NT>(d + c, _mm256_loadu_ps(a + c));
     } else if (n == 1) {
       const __m256 w0 = _mm256_set1_ps(w[o * K]);
-      for (int64_t c = 0; c < inner; c += 8) put(d + c, _mm256_mul_ps(w0, _mm256_loadu_ps(a + c)));
+      for (int64_t c = 0; c < inner; c += 8) store8<NT>(d + c, _mm256_mul_ps(w0, _mm256_loadu_ps(a + c)));
     } else {
-      for (int64_t c = 0; c < inner; c += 8) put(d + c, _mm256_setzero_ps());
+      for (int64_t c = 0; c < inner; c += 8) store8<NT>(d + c, _mm256_setzero_ps());
     }
   }
 }
@@ -906,16 +922,9 @@ void inner_line(const R* row, const Line<acc_t>& L, int64_t inner, int64_t o0, i
 #if RESIZE_AD_AVX2
   if constexpr (std::is_same_v<R, float> && std::is_same_v<D, float> && std::is_same_v<acc_t, float>) {
     if (L.K <= 2 && inner % 8 == 0 && inner <= 64 && (!nt || (reinterpret_cast<uintptr_t>(out) & 31) == 0)) {
-      auto run = [&](auto nt_) {
-        constexpr bool N = decltype(nt_)::value;
-        switch (inner / 8) {
-          case 1: return two_tap_line<1, N>(row, L, inner, o0, o1, out);
-          case 2: return two_tap_line<2, N>(row, L, inner, o0, o1, out);
-          case 8: return two_tap_line<8, N>(row, L, inner, o0, o1, out);
-          default: return two_tap_line<0, N>(row, L, inner, o0, o1, out);
-        }
-      };
-      return nt ? run(std::true_type{}) : run(std::false_type{});
+      return with_vectors(inner, nt, [&](auto v, auto n) {
+        two_tap_line<decltype(v)::value, decltype(n)::value>(row, L, inner, o0, o1, out);
+      });
     }
   }
 #endif
@@ -1018,30 +1027,12 @@ void unit_copy(const float* row, const Line<float>& L, int64_t inner_, int64_t o
     }
     const float* s = row + start[o] * inner;
     float* d = out + o * inner;
-    for (int64_t v = 0; v < inner / 8; ++v) {
-      if constexpr (NT) {
-        _mm256_stream_ps(d + 8 * v, _mm256_loadu_ps(s + 8 * v));
-      } else {
-        _mm256_storeu_ps(d + 8 * v, _mm256_loadu_ps(s + 8 * v));
-      }
-    }
+    for (int64_t v = 0; v < inner / 8; ++v) store8<NT>(d + 8 * v, _mm256_loadu_ps(s + 8 * v));
   }
 }
 
 // The most channels unit_copy takes.
 constexpr int64_t kUnitCopyMax = 64;
-
-template <bool NT>
-void unit_copy_of(const float* row, const Line<float>& L, int64_t inner, int64_t o0, int64_t o1, float* out) {
-  switch (inner / 8) {
-    case 1: return unit_copy<1, NT>(row, L, inner, o0, o1, out);
-    case 2: return unit_copy<2, NT>(row, L, inner, o0, o1, out);
-    case 3: return unit_copy<3, NT>(row, L, inner, o0, o1, out);
-    case 4: return unit_copy<4, NT>(row, L, inner, o0, o1, out);
-    case 8: return unit_copy<8, NT>(row, L, inner, o0, o1, out);
-    default: return unit_copy<0, NT>(row, L, inner, o0, o1, out);
-  }
-}
 #endif
 
 // Whether sweep_segment blends the leading taps and applies the last axis' table in one sweep
@@ -1279,16 +1270,14 @@ void sweep_segment(const Sweep<acc_t>& P, const src_t* src, dst_t* drow, int64_t
     }
 #if RESIZE_AD_AVX2
     if constexpr (std::is_same_v<src_t, float> && std::is_same_v<dst_t, float>) {
-      if (inner % 8 == 0 && inner <= kUnitCopyMax) {
-        const float* row = src + off[0];
-        if (stream && (reinterpret_cast<uintptr_t>(drow) & 31) == 0) return unit_copy_of<true>(row, last, inner, o0, o1, drow);
-        if (!stream) return unit_copy_of<false>(row, last, inner, o0, o1, drow);
+      if (inner % 8 == 0 && inner <= kUnitCopyMax && (!stream || (reinterpret_cast<uintptr_t>(drow) & 31) == 0)) {
+        return with_vectors(inner, stream, [&](auto v, auto n) {
+          unit_copy<decltype(v)::value, decltype(n)::value>(src + off[0], last, inner, o0, o1, drow);
+        });
       }
     }
 #endif
-    {
-      inner_line(src + off[0], last, inner, o0, o1, drow, stream);
-    }
+    inner_line(src + off[0], last, inner, o0, o1, drow, stream);
     return;
   }
   const int64_t lo = P.seg_lo[sg], hi = P.seg_hi[sg];
