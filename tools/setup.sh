@@ -54,8 +54,12 @@ stamp=$( { cat setup.py; find csrc -type f | sort | xargs cat;
            $PY -c "import torch; print(torch.__version__, torch.version.cuda)";
            echo "${CUDA_HOME:-} ${TORCH_CUDA_ARCH_LIST:-} ${RESIZE_AD_CPU_ONLY:-} ${FORCE_CUDA:-} ${RESIZE_AD_SANITIZE:-}"; } \
          | sha256sum | cut -d' ' -f1)
+# Up to date only if this checkout is the one installed: imported from outside the tree, the
+# package must resolve here (an editable install of another copy would shadow it).
+here=$(pwd -P)
 if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp" ] && \
-   $PY -c "import resize_ad" 2>/dev/null; then
+   (cd / && $PY -c "import os, sys, resize_ad
+sys.exit(os.path.dirname(os.path.dirname(os.path.realpath(resize_ad.__file__))) != sys.argv[1])" "$here") 2>/dev/null; then
   say "build is up to date"
 else
   say "building the extension (a few minutes; each CUDA file adds about two)"
