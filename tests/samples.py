@@ -78,6 +78,12 @@ class Sample:
             x = base[..., ::2]
             if self.rank >= 4:
                 x = x.transpose(-1, -2)
+        elif self.layout == "hwc":
+            # One image stored channels-last as an (H, W, C) array is: viewed as (C, H, W) and
+            # unsqueezed, it is dense channels_last, but its batch stride (C) makes torch suggest
+            # the contiguous layout, which native's result takes.
+            base = torch.randn(tuple(self.in_spatial) + (self.channels,), generator=g, dtype=torch.float64)
+            x = base.to(dtype=dtype, device=device).movedim(-1, 0)[None]
         else:
             x = torch.randn(shape, generator=g, dtype=torch.float64).to(dtype=dtype, device=device)
             if self.layout == "channels_last":

@@ -7,6 +7,8 @@ from samples import aa_samples, native_backward_not_adjoint, sample_inputs
 
 ALL = list(sample_inputs())
 AA = list(aa_samples())
+# One channels_last image whose result native allocates contiguous (samples.py "hwc").
+HWC = list(sample_inputs(layouts=("hwc",))) + list(aa_samples(layouts=("hwc",)))
 FLOATS = [torch.float64, torch.float32, torch.float16, torch.bfloat16]
 
 
@@ -16,7 +18,7 @@ def _native_supports(s, dtype, device):
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=str)
-@pytest.mark.parametrize("s", ALL + AA, ids=lambda s: s.id)
+@pytest.mark.parametrize("s", ALL + AA + HWC, ids=lambda s: s.id)
 def test_forward(s, dtype, device):
     x = s.make(dtype, device)
     y = ours(x, **s.kwargs)
@@ -31,7 +33,7 @@ def test_forward(s, dtype, device):
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
-@pytest.mark.parametrize("s", ALL + AA, ids=lambda s: s.id)
+@pytest.mark.parametrize("s", ALL + AA + HWC, ids=lambda s: s.id)
 def test_backward(s, dtype, device):
     x = s.make(dtype, device, requires_grad=True)
     y = ours(x, **s.kwargs)

@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 
 import resize_ad
-from samples import sample_inputs
+from samples import LAYOUTS, sample_inputs
 
 U8_MODES = {"nearest": (3, 4, 5), "nearest-exact": (3, 4, 5), "bilinear": (4,), "bicubic": (4,)}
 _HAS_NATIVE_LANCZOS = hasattr(torch._C._nn, "_upsample_lanczos2d_aa")
@@ -42,8 +42,9 @@ def _compare(x, **kw):
     return y
 
 
-SAMPLES = [s for s in sample_inputs(U8_MODES)]
-AA_SAMPLES = [s for s in sample_inputs({"bilinear": (4,), "bicubic": (4,)}, antialias=True)]
+SAMPLES = [s for s in sample_inputs(U8_MODES, layouts=LAYOUTS + ("hwc",))]
+AA_SAMPLES = [s for s in sample_inputs({"bilinear": (4,), "bicubic": (4,)}, antialias=True,
+                                       layouts=LAYOUTS + ("hwc",))]
 
 
 # Binary (0 / 255) images drive bicubic's overshoot into saturation; nearest copies elements,

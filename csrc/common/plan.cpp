@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cmath>
 #include <numeric>
+#include <optional>
 
 #include "capabilities.h"
 #include "product_gather.h"
@@ -332,6 +333,32 @@ void run(const Plan& p, const at::Tensor& x, const at::Tensor& out, const Device
   }
 }
 
+// The layout x is dense in, of those the plans use; nullopt where none.
+std::optional<at::MemoryFormat> stored_format(const at::Tensor& x) {
+  if (x.is_contiguous()) return at::MemoryFormat::Contiguous;
+  if (x.dim() == 4 && x.is_contiguous(at::MemoryFormat::ChannelsLast)) return at::MemoryFormat::ChannelsLast;
+  if (x.dim() == 5 && x.is_contiguous(at::MemoryFormat::ChannelsLast3d)) return at::MemoryFormat::ChannelsLast3d;
+  return std::nullopt;
+}
+
+// out = the resize of x, out allocated in `fmt` (native's layout for the result). An x stored
+// densely in another layout (a channels_last image of batch 1 whose batch stride makes torch
+// suggest the contiguous layout: an HWC array permuted to CHW and unsqueezed; a channels_last_3d
+// input of a mode whose result is contiguous) would be copied into fmt's order first, a strided
+// copy of the whole input. Where the result is no larger, the resize runs in x's own layout
+// into a scratch result instead, and that is copied into out: fewer bytes strided.
+void resize_into(const at::Tensor& x, at::MemoryFormat fmt, const at::Tensor& out,
+                 std::vector<std::shared_ptr<const AxisTable>> tables, const DeviceKernels& k) {
+  const std::optional<at::MemoryFormat> stored = stored_format(x);
+  if (stored && *stored != fmt && !x.is_contiguous(fmt) && out.numel() <= x.numel()) {
+    at::Tensor scratch = at::empty(out.sizes(), out.options().memory_format(*stored));
+    run(make_plan(x, *stored, std::move(tables), k), x, scratch, k);
+    out.copy_(scratch);
+    return;
+  }
+  run(make_plan(x, fmt, std::move(tables), k), x, out, k);
+}
+
 // The host's cached tables, or the specs of the tables the device builds itself.
 std::vector<std::shared_ptr<const AxisTable>> tables_for(
     const Options& opt, at::IntArrayRef in, at::IntArrayRef out,
@@ -364,7 +391,7 @@ at::Tensor resize_forward(const at::Tensor& input, at::IntArrayRef output_size,
   at::Tensor out = at::empty(out_sizes, input.options().memory_format(fmt));
   if (out.numel() == 0) return out;
   auto tables = tables_for(opt, input.sizes().slice(2), output_size, scales, false, kernels);
-  run(make_plan(input, fmt, std::move(tables), kernels), input, out, kernels);
+  resize_into(input, fmt, out, std::move(tables), kernels);
   return out;
 }
 
@@ -391,7 +418,7 @@ at::Tensor resize_backward(const at::Tensor& grad_output, at::IntArrayRef input_
   if (grad_input.numel() == 0) return grad_input;
   if (grad_output.numel() == 0) return grad_input.zero_();  // an empty output reads nothing
   auto tables = tables_for(opt, input_size.slice(2), grad_output.sizes().slice(2), scales, true, kernels);
-  run(make_plan(grad_output, fmt, std::move(tables), kernels), grad_output, grad_input, kernels);
+  resize_into(grad_output, fmt, grad_input, std::move(tables), kernels);
   return grad_input;
 }
 
