@@ -62,13 +62,16 @@ class Case:
     channels_last: bool = False
     # cv2.resize interpolation flag with the same maths (2-D float32 only), or None
     cv2_interp: Optional[str] = None
+    # one image as an (H, W, C) array viewed as (1, C, H, W): channels_last in memory, its result
+    # contiguous (the batch stride makes torch suggest that layout)
+    hwc: bool = False
 
     def describe(self) -> str:
         kw = dict(self.kwargs)
         mode = kw.pop("mode")
         tgt = f"size={tuple(kw.pop('size'))}" if "size" in kw else f"x{kw.pop('scale_factor')}"
         extra = " ".join(f"{k}={v}" for k, v in kw.items())
-        lay = " CL" if self.channels_last else ""
+        lay = " CL" if self.channels_last else " HWC view" if self.hwc else ""
         return f"{mode} {tuple(self.shape)}{lay} {tgt} {extra}".strip()
 
     def make(self, device, requires_grad=False):
@@ -79,6 +82,8 @@ class Case:
             x = torch.randn(self.shape, generator=g, dtype=torch.float32).to(device=device, dtype=self.dtype)
         if self.channels_last:
             x = x.contiguous(memory_format=torch.channels_last if x.dim() == 4 else torch.channels_last_3d)
+        if self.hwc:
+            x = x[0].permute(1, 2, 0).contiguous().permute(2, 0, 1)[None]
         return x.requires_grad_(requires_grad)
 
 
@@ -133,6 +138,9 @@ def suite() -> List[Case]:
         Case("uint8_nearest_x2_cl", (1, 3, 480, 640), dict(mode="nearest", scale_factor=2), dtype=u8,
              channels_last=True),
         Case("uint8_nearest_exact_1d", (8, 2, 44100), dict(mode="nearest-exact", size=(48000,)), dtype=u8),
+        Case("uint8_aa_bilinear_1080p_hwc", (1, 3, 1080, 1920), dict(mode="bilinear", size=(224, 398), antialias=True),
+             dtype=u8, hwc=True),
+        Case("uint8_nearest_half_hwc", (1, 3, 480, 640), dict(mode="nearest", size=(240, 320)), dtype=u8, hwc=True),
     ] + cv2_suite()
 
 
