@@ -20,8 +20,14 @@ namespace {
 
 // How a pass is split and which kernel runs it (fixed_point_kernels.h).
 // Unit: element gather per line. Generic (any inner) and Rows (inner >= 32, AVX2): per output
-// row. Planar (inner == 1), Interleaved3 / 4 (inner == C): per line, AVX2.
-enum class U8Form : int { Unit, Generic, Rows, Planar, Interleaved3, Interleaved4 };
+// row. Planar (inner == 1), Interleaved3 / 4 (inner == C): per line, AVX2. Shuffle: a unit
+// table of fewer than kShuffleInner bytes per position, per line, AVX2 (the byte shuffles of
+// U8Axis::vstart / shuf).
+enum class U8Form : int { Unit, Generic, Rows, Planar, Interleaved3, Interleaved4, Shuffle };
+
+// Positions of fewer bytes than this (nearest along the last axis of planes, of RGB and RGBA
+// pixels) are copied by the Shuffle form; longer ones are a memcpy each.
+constexpr int64_t kShuffleInner = 16;
 
 // One axis table in integers, for the kernels. Immutable once built; cached per table and form.
 struct U8Axis {
@@ -39,13 +45,60 @@ struct U8Axis {
   int64_t kp = 0, nvec = 0;
   std::vector<int32_t> vstart;
   std::vector<int16_t> vw;
+  // Shuffle (a unit table; a line of `inner` bytes per position): the output line's bytes in
+  // blocks of 16 (the last block ends at the line's end, overlapping the one before). Block i
+  // whose bytes lie within 16 of each other: the 16 bytes from vstart[i] >= 0 of the input line
+  // shuffled by shuf[32 i ..]; within 32 (downscales by up to two): the 32 from -vstart[i] - 2,
+  // each half shuffled by its 16 of shuf[32 i ..] (zeros where the other half has the byte) and
+  // the two or-ed; vstart[i] = -1 where they lie further apart (copied byte by byte). nvec: the
+  // blocks that shuffle.
+  int64_t inner = 0;
+  std::vector<uint8_t> shuf;
 };
 
 // Bytes a load of the vector form reads past the kp pixels of its window: interleaved_window
 // loads 16 bytes for four 3-byte pixels.
 int64_t slack_pixels(U8Form f) { return f == U8Form::Interleaved3 ? 2 : 0; }
 
-std::shared_ptr<const U8Axis> build_axis(const AxisTable& t, U8Form form) {
+// The blocks of the Shuffle form (U8Axis::shuf) for positions of `inner` bytes.
+void build_shuffles(U8Axis& A, int64_t inner) {
+  A.inner = inner;
+  const int64_t in_bytes = A.in * inner, out_bytes = A.out * inner;
+  if (in_bytes < 16 || out_bytes < 16) return;  // no block: every byte copied one by one
+  const int64_t blocks = (out_bytes + 15) / 16;
+  A.vstart.assign(blocks, -1);
+  A.shuf.assign(blocks * 32, 0);
+  int64_t src[16];
+  for (int64_t i = 0; i < blocks; ++i) {
+    const int64_t j0 = std::min(16 * i, out_bytes - 16);
+    int64_t lo = in_bytes, hi = 0;
+    for (int64_t j = 0; j < 16; ++j) {
+      const int64_t o = (j0 + j) / inner;
+      src[j] = A.start[o] * inner + (j0 + j) % inner;
+      lo = std::min(lo, src[j]);
+      hi = std::max(hi, src[j]);
+    }
+    uint8_t* m = A.shuf.data() + 32 * i;
+    if (hi - lo < 16) {
+      const int64_t base = std::min(lo, in_bytes - 16);  // the load stays inside the line
+      A.vstart[i] = static_cast<int32_t>(base);
+      for (int64_t j = 0; j < 16; ++j) m[j] = static_cast<uint8_t>(src[j] - base);
+    } else if (hi - lo < 32 && in_bytes >= 32) {
+      const int64_t base = std::min(lo, in_bytes - 32);
+      A.vstart[i] = static_cast<int32_t>(-base - 2);
+      for (int64_t j = 0; j < 16; ++j) {
+        const int64_t r = src[j] - base;  // 0x80: the shuffle's zero
+        m[j] = static_cast<uint8_t>(r < 16 ? r : 0x80);
+        m[16 + j] = static_cast<uint8_t>(r < 16 ? 0x80 : r - 16);
+      }
+    } else {
+      continue;
+    }
+    ++A.nvec;
+  }
+}
+
+std::shared_ptr<const U8Axis> build_axis(const AxisTable& t, U8Form form, int64_t inner) {
   auto axis = std::make_shared<U8Axis>();
   U8Axis& A = *axis;
   A.in = t.in_size;
@@ -54,6 +107,10 @@ std::shared_ptr<const U8Axis> build_axis(const AxisTable& t, U8Form form) {
   A.precision = t.precision;
   A.start = t.start;
   A.len = t.len;
+  if (form == U8Form::Shuffle) {
+    build_shuffles(A, inner);
+    return axis;
+  }
   A.w.resize(t.w.size());
   const double one = std::ldexp(1.0, t.precision);
   for (size_t i = 0; i < t.w.size(); ++i) A.w[i] = static_cast<int32_t>(std::lround(t.w[i] * one));
@@ -96,24 +153,26 @@ std::shared_ptr<const U8Axis> build_axis(const AxisTable& t, U8Form form) {
 struct U8Key {
   uint64_t id;
   U8Form form;
-  bool operator==(const U8Key& o) const { return id == o.id && form == o.form; }
+  int64_t inner;  // Shuffle's bytes per position; 0 for the other forms
+  bool operator==(const U8Key& o) const { return id == o.id && form == o.form && inner == o.inner; }
 };
 
-std::shared_ptr<const U8Axis> axis_for(const AxisTable& t, U8Form form) {
+std::shared_ptr<const U8Axis> axis_for(const AxisTable& t, U8Form form, int64_t inner) {
   // Leaked: usable during static destruction.
   static auto* cache = new LruCache<U8Key, U8Axis>(64, size_t{128} << 20);
   auto bytes = [](const U8Axis& A) {
     return (A.start.size() + A.len.size()) * sizeof(int64_t) +
-           (A.w.size() + A.vstart.size()) * sizeof(int32_t) + A.vw.size() * sizeof(int16_t);
+           (A.w.size() + A.vstart.size()) * sizeof(int32_t) + A.vw.size() * sizeof(int16_t) + A.shuf.size();
   };
-  return cache->get(U8Key{t.id, form}, [&] { return build_axis(t, form); }, bytes);
+  if (form != U8Form::Shuffle) inner = 0;
+  return cache->get(U8Key{t.id, form, inner}, [&] { return build_axis(t, form, inner); }, bytes);
 }
 
 #define RESIZE_AD_KERNELS "fixed_point_kernels.h"
 #include "isa_twice.h"
 
 U8Form form_of(const AxisTable& t, int64_t inner, bool avx2) {
-  if (t.unit) return U8Form::Unit;
+  if (t.unit) return avx2 && inner < kShuffleInner ? U8Form::Shuffle : U8Form::Unit;
   if (avx2 && inner == 1) return U8Form::Planar;
   if (avx2 && inner == 3) return U8Form::Interleaved3;
   if (avx2 && inner == 4) return U8Form::Interleaved4;
@@ -131,8 +190,13 @@ bool fixed_point_fits_int32(const AxisTable& t) {
 void axis_pass_u8_cpu(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t inner,
                       const AxisTable& t) {
   const bool avx2 = cpu_has_avx2();
-  const U8Form form = form_of(t, inner, avx2);
-  const std::shared_ptr<const U8Axis> axis = axis_for(t, form);
+  U8Form form = form_of(t, inner, avx2);
+  std::shared_ptr<const U8Axis> axis = axis_for(t, form, inner);
+  if (form == U8Form::Shuffle && 2 * axis->nvec < static_cast<int64_t>(axis->vstart.size())) {
+    // Mostly blocks whose bytes lie too far apart (downscales): a copy per position.
+    form = U8Form::Unit;
+    axis = axis_for(t, form, inner);
+  }
   const U8Axis& A = *axis;
   const uint8_t* s = src.const_data_ptr<uint8_t>();
   uint8_t* d = dst.mutable_data_ptr<uint8_t>();

@@ -323,6 +323,42 @@ inline void interleaved_lines(const U8Axis& A, const uint8_t* src, uint8_t* dst,
   }
 }
 
+// Unit table, positions of A.inner < 16 bytes (U8Form::Shuffle), lines b in [b0, b1): each
+// block of 16 output bytes one load of the 16 input bytes from A.vstart[i] and one byte shuffle
+// (A.shuf), or two of each, or-ed (vstart <= -2: from -vstart - 2); blocks without one
+// (vstart -1) and lines too short for one load, byte by byte.
+inline void shuffle_lines(const U8Axis& A, const uint8_t* src, uint8_t* dst, int64_t b0, int64_t b1) {
+  const int64_t inner = A.inner, in_bytes = A.in * inner, out_bytes = A.out * inner;
+  const int64_t blocks = static_cast<int64_t>(A.vstart.size());
+  const int32_t* vs = A.vstart.data();
+  const uint8_t* shuf = A.shuf.data();
+  const int64_t* st = A.start.data();
+  auto byte = [&](const uint8_t* s, int64_t j) { return s[st[j / inner] * inner + j % inner]; };
+  for (int64_t b = b0; b < b1; ++b) {
+    const uint8_t* s = src + b * in_bytes;
+    uint8_t* d = dst + b * out_bytes;
+    if (blocks == 0) {
+      for (int64_t j = 0; j < out_bytes; ++j) d[j] = byte(s, j);
+      continue;
+    }
+    for (int64_t i = 0; i < blocks; ++i) {
+      const int64_t j0 = std::min(16 * i, out_bytes - 16);
+      const __m128i* m = reinterpret_cast<const __m128i*>(shuf + 32 * i);
+      if (vs[i] >= 0) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + vs[i]));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + j0), _mm_shuffle_epi8(x, _mm_loadu_si128(m)));
+      } else if (vs[i] <= -2) {
+        const __m128i* x = reinterpret_cast<const __m128i*>(s - vs[i] - 2);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + j0),
+                         _mm_or_si128(_mm_shuffle_epi8(_mm_loadu_si128(x), _mm_loadu_si128(m)),
+                                      _mm_shuffle_epi8(_mm_loadu_si128(x + 1), _mm_loadu_si128(m + 1))));
+      } else {
+        for (int64_t j = j0; j < j0 + 16; ++j) d[j] = byte(s, j);
+      }
+    }
+  }
+}
+
 #endif  // RESIZE_AD_AVX2
 
 // The pass over lines / rows [i0, i1) of the work split `form` defines (fixed_point.cpp).
@@ -335,6 +371,7 @@ inline void run_range(U8Form form, const U8Axis& A, const uint8_t* src, uint8_t*
     case U8Form::Interleaved3: return interleaved_lines<3>(A, src, dst, i0, i1);
     case U8Form::Interleaved4: return interleaved_lines<4>(A, src, dst, i0, i1);
     case U8Form::Rows: return vertical_rows(A, src, dst, inner, i0, i1);
+    case U8Form::Shuffle: return shuffle_lines(A, src, dst, i0, i1);
 #endif
     default: return generic_rows(A, src, dst, inner, i0, i1);
   }
