@@ -753,3 +753,40 @@ def test_joined_lines_equal_single_lines(shape, kw, dtype):
             not (kw.get("antialias") and len(shape) == 3):
         ref = native(x.float(), **kw).to(dtype) if dtype == torch.bfloat16 else native(x, **kw)
         assert_close(y, ref, dtype)
+
+
+HALF_SHAPES = [((2, 3, 17, 23), None), ((2, 3, 17, 23), torch.channels_last), ((2, 16, 20, 12), torch.channels_last),
+               ((1, 64, 9, 9), torch.channels_last), ((1, 64, 9, 9), None), ((2, 5, 7, 9, 11), None),
+               ((2, 16, 5, 6, 7), torch.channels_last_3d), ((3, 2, 41), None)]
+HALF_MODES = {3: ("nearest", "linear", "area", "nearest-exact"),
+              4: ("nearest", "bilinear", "bicubic", "area", "nearest-exact"),
+              5: ("nearest", "trilinear", "area")}
+
+
+def _same(a, b):
+    """Equal values (NaN where the other has NaN: inf - inf in a sum), strides included."""
+    assert a.stride() == b.stride()
+    torch.testing.assert_close(a, b, rtol=0, atol=0, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("shape,fmt", HALF_SHAPES, ids=str)
+def test_half_types_round_the_float_result_once(shape, fmt, dtype):
+    """float16 and bfloat16 are summed in float and rounded once: forward and backward equal the
+    float32 results of the same values rounded to the type, bit for bit (the kernels' own
+    conversions, F16C's and the vector ones, round as c10's do)."""
+    g = torch.Generator().manual_seed(7)
+    x = (torch.randn(shape, generator=g) * 300).to(dtype)  # float16 overflows past 65504
+    x.view(-1)[::37] = float("inf")
+    if fmt is not None:
+        x = x.contiguous(memory_format=fmt)
+    for mode in HALF_MODES[len(shape)]:
+        for kw in (dict(scale_factor=2), dict(scale_factor=0.5), dict(size=tuple(int(s * 1.37) + 1 for s in shape[2:]))):
+            y = ours(x, mode=mode, **kw)
+            _same(y, ours(x.float(), mode=mode, **kw).to(dtype))
+            xh = x.detach().clone().requires_grad_(True)
+            xf = x.detach().float().requires_grad_(True)
+            gy = (torch.randn(y.shape, generator=g) * 300).to(dtype)
+            (gh,) = torch.autograd.grad(ours(xh, mode=mode, **kw), xh, gy)
+            (gf,) = torch.autograd.grad(ours(xf, mode=mode, **kw), xf, gy.float())
+            _same(gh, gf.to(dtype))

@@ -1,6 +1,6 @@
 // The uint8 pass kernels (fixed_point.h). fixed_point.cpp includes this file twice
 // (isa_twice.h), inside two namespaces: once for the baseline ISA and once under
-// `#pragma GCC target("avx2,fma")`, and picks one at run time (as resize_cpu.cpp does with line_sweep.h). Hence no include guard and
+// `#pragma GCC target("avx2,fma,f16c")`, and picks one at run time (as resize_cpu.cpp does with line_sweep.h). Hence no include guard and
 // no includes here.
 //
 // Expects: U8Axis and U8Form of fixed_point.cpp, and RESIZE_AD_AVX2 (0 or 1).

@@ -1,6 +1,6 @@
 // The instruction sets the CPU kernels are built for. The kernel files (line_sweep.h,
 // fixed_point_kernels.h) are compiled twice, once for the baseline ISA and once under
-// `#pragma GCC target("avx2,fma")`; cpu_has_avx2() picks one at run time.
+// `#pragma GCC target("avx2,fma,f16c")`; cpu_has_avx2() picks one at run time.
 #pragma once
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
@@ -14,7 +14,7 @@ namespace resize_ad {
 
 inline bool cpu_has_avx2() {
 #if RESIZE_AD_HAVE_AVX2_BUILD
-  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
   return ok;
 #else
   return false;
