@@ -106,12 +106,32 @@ PyObject* call_op(PyObject* /*self*/, PyObject* const* args, Py_ssize_t nargs) {
   END_HANDLE_TH_ERRORS
 }
 
+// The scales native's nearest kernel really uses on x's device: functional.py _nearest_scales
+// (which says why), for concrete sizes. Native CPU's channels-last kernel (2-D: channels_last
+// with C > 3, or out_h + out_w <= 128; 3-D: channels_last_3d with C > 3) takes no scale for an
+// axis whose output is its input or twice it.
+void nearest_scales(const at::Tensor& x, const std::vector<c10::SymInt>& sizes, std::vector<double>& scales) {
+  if (!x.is_cpu() || x.dim() == 3) return;
+  bool use_idx;
+  if (x.dim() == 4) {
+    use_idx = (x.is_contiguous(at::MemoryFormat::ChannelsLast) && x.size(1) > 3) ||
+              sizes[0].expect_int() + sizes[1].expect_int() <= 128;
+  } else {
+    use_idx = x.is_contiguous(at::MemoryFormat::ChannelsLast3d) && x.size(1) > 3;
+  }
+  if (!use_idx) return;
+  for (size_t i = 0; i < scales.size(); ++i) {
+    const int64_t in = x.size(2 + static_cast<int64_t>(i)), out = sizes[i].expect_int();
+    if (out == in || out == 2 * in) scales[i] = 0.0;
+  }
+}
+
 // _interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
 // antialias): resize_ad.interpolate's common call in one C call, its fast path's tests made here
 // (functional.py _fast_call, which takes every call this returns NotImplemented for): a plain
-// float or double tensor, not empty, that needs no autograd, outside functorch transforms and
+// floating tensor, not empty, that needs no autograd, outside functorch transforms and
 // torch function modes; a mode and rank the op takes, align_corners None or a bool the mode
-// takes; size as int or ints in (0, 2^62), or (not area, not nearest) scale_factor as numbers
+// takes; size as int or ints in (0, 2^62), or (not area) scale_factor as numbers
 // whose output sizes are in [1, 2^62); recompute_scale_factor None, antialias False. The caller
 // (interpolate) has checked that neither torch.compile nor a forward-AD level is active.
 PyObject* interpolate_op(PyObject* /*self*/, PyObject* const* args, Py_ssize_t nargs) {
@@ -124,7 +144,7 @@ PyObject* interpolate_op(PyObject* /*self*/, PyObject* const* args, Py_ssize_t n
   const at::ScalarType dt = x.scalar_type();
   constexpr c10::DispatchKeySet kWrapped({c10::DispatchKey::FuncTorchGradWrapper, c10::DispatchKey::FuncTorchBatched,
                                           c10::DispatchKey::Python, c10::DispatchKey::Functionalize});
-  if ((dt != at::kFloat && dt != at::kDouble) || (x.requires_grad() && at::GradMode::is_enabled()) ||
+  if (!at::isFloatingType(dt) || (x.requires_grad() && at::GradMode::is_enabled()) ||
       at::impl::torch_function_mode_enabled() || x.key_set().has_any(kWrapped)) {
     Py_RETURN_NOTIMPLEMENTED;
   }
@@ -168,7 +188,7 @@ PyObject* interpolate_op(PyObject* /*self*/, PyObject* const* args, Py_ssize_t n
       sizes.emplace_back(static_cast<int64_t>(n));
       return true;
     });
-  } else if (args[1] == Py_None && args[2] != Py_None && mode != "area" && mode != "nearest") {
+  } else if (args[1] == Py_None && args[2] != Py_None && mode != "area") {
     scales.emplace();
     ok = items(args[2], [&](PyObject* v) {
       double sc;
@@ -188,6 +208,7 @@ PyObject* interpolate_op(PyObject* /*self*/, PyObject* const* args, Py_ssize_t n
     });
   }
   if (!ok) Py_RETURN_NOTIMPLEMENTED;
+  if (scales && caps->mode == resize_ad::Mode::Nearest) nearest_scales(x, sizes, *scales);
   return call_below_autograd(false, x, sizes, mode, align_corners, scales, false);
   END_HANDLE_TH_ERRORS
 }

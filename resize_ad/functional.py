@@ -165,7 +165,7 @@ def interpolate(
     return _resize(input, list(output_size), mode, bool(align_corners), scale_factors, bool(antialias))
 
 
-_FAST_DTYPES = (torch.float32, torch.float64)
+_FAST_DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
 
 
 def _fast_call(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias):

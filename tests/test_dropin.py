@@ -455,8 +455,8 @@ def test_train_unet_example_reduced():
 
 # resize_ad.interpolate's common call is checked and run in one C call (_C._interpolate); it
 # must take exactly the calls the Python fast path (functional._fast_call) takes that need no
-# autograd (nearest's scale factors it leaves to Python too), with the same result, and leave
-# every other call (NotImplemented) to the Python path and its errors.
+# autograd, with the same result (nearest's scale factors by native's kernel choice included),
+# and leave every other call (NotImplemented) to the Python path and its errors.
 def _fast_path_calls():
     x = torch.randn(1, 2, 9, 12)
     x1, x3 = torch.randn(2, 3, 10), torch.randn(1, 1, 4, 5, 6)
@@ -472,6 +472,17 @@ def _fast_path_calls():
                -2.0, 1e300, 10**400, (2, 10**400)):
         for mode in ("bilinear", "nearest", "nearest-exact", "area", "bicubic"):
             calls.append((x, dict(scale_factor=sf, mode=mode)))
+    # nearest's scales: native's channels-last kernel (C > 3 channels_last, small 2-D outputs)
+    # takes none where an axis is copied or doubled
+    x4 = torch.randn(1, 4, 9, 12)
+    for t in (x4.contiguous(memory_format=torch.channels_last), x4, torch.randn(1, 2, 70, 70),
+              torch.randn(1, 4, 70, 70).contiguous(memory_format=torch.channels_last),
+              torch.randn(1, 4, 5, 6, 7).contiguous(memory_format=torch.channels_last_3d), x3, x1,
+              x.half(), x.bfloat16(), xcl.bfloat16()):
+        for sf in (1.0, 2.0, (2.0, 1.0), (1.01, 2.01), 0.5, 2.5):
+            if isinstance(sf, tuple) and t.dim() != 4:
+                continue
+            calls.append((t, dict(scale_factor=sf, mode="nearest")))
     calls.append((x, dict(size=5, scale_factor=2, mode="bilinear")))
     calls.append((x, dict(mode="bilinear")))
     for mode in resize_ad.MODES + ("linear", "trilinear", "bogus", 3):
@@ -500,8 +511,7 @@ def test_c_fast_path_takes_what_the_python_one_takes():
         except Exception as e:  # the op's own error (sizes it cannot allocate): the same as Python's
             assert isinstance(want, Exception) and type(e) is type(want) and str(e) == str(want), (t.shape, kw)
             continue
-        if (want is None or isinstance(want, Exception) or t.requires_grad
-                or (kw.get("mode") == "nearest" and kw.get("scale_factor") is not None)):
+        if want is None or isinstance(want, Exception) or t.requires_grad:
             assert got is NotImplemented, (t.shape, kw)
             continue
         assert got is not NotImplemented, (t.shape, t.dtype, kw)

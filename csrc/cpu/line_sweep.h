@@ -1116,7 +1116,7 @@ void unit_copy(const float* row, const Line<float>& L, int64_t inner_, int64_t o
   }
 }
 
-// The most channels unit_copy takes.
+// The most floats per position unit_copy takes.
 constexpr int64_t kUnitCopyMax = 64;
 #endif
 
@@ -1354,10 +1354,15 @@ void sweep_segment(const Sweep<acc_t>& P, const src_t* src, dst_t* drow, int64_t
       return;
     }
 #if RESIZE_AD_AVX2
-    if constexpr (std::is_same_v<src_t, float> && std::is_same_v<dst_t, float>) {
-      if (inner % 8 == 0 && inner <= kUnitCopyMax && (!stream || (reinterpret_cast<uintptr_t>(drow) & 31) == 0)) {
-        return with_vectors(inner, stream, [&](auto v, auto n) {
-          unit_copy<decltype(v)::value, decltype(n)::value>(src + off[0], last, inner, o0, o1, drow);
+    // A copy moves bits: float16 and bfloat16 positions of 16 to 128 channels (a multiple of
+    // 16) copy as half as many floats.
+    if constexpr (std::is_same_v<src_t, dst_t> && std::is_same_v<acc_t, float>) {
+      const int64_t floats = inner * static_cast<int64_t>(sizeof(src_t)) / 4;
+      if ((inner * sizeof(src_t)) % 32 == 0 && floats <= kUnitCopyMax &&
+          (!stream || (reinterpret_cast<uintptr_t>(drow) & 31) == 0)) {
+        return with_vectors(floats, stream, [&](auto v, auto n) {
+          unit_copy<decltype(v)::value, decltype(n)::value>(reinterpret_cast<const float*>(src + off[0]), last,
+                                                            floats, o0, o1, reinterpret_cast<float*>(drow));
         });
       }
     }
