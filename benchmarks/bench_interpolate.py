@@ -118,6 +118,12 @@ def suite() -> List[Case]:
         Case("bilinear_x2_bf16", (8, 64, 64, 64), dict(mode="bilinear", scale_factor=2, align_corners=False), dtype=bf),
         Case("bilinear_x2_bf16_cl", (8, 64, 64, 64), dict(mode="bilinear", scale_factor=2, align_corners=False),
              dtype=bf, channels_last=True),
+        Case("bilinear_x2_fp16", (8, 64, 64, 64), dict(mode="bilinear", scale_factor=2, align_corners=False),
+             dtype=torch.float16),
+        Case("bilinear_x2_fp16_cl", (8, 64, 64, 64), dict(mode="bilinear", scale_factor=2, align_corners=False),
+             dtype=torch.float16, channels_last=True),
+        Case("bilinear_half_c64_cl", (4, 64, 56, 56), dict(mode="bilinear", size=(28, 28), align_corners=False),
+             channels_last=True),
         Case("small_bilinear_x2", (1, 16, 16, 16), dict(mode="bilinear", scale_factor=2, align_corners=False)),
         # uint8 (forward only): torchvision's preprocessing sizes, one RGB image.
         Case("uint8_aa_bilinear_1080p", (1, 3, 1080, 1920), dict(mode="bilinear", size=(224, 398), antialias=True),

@@ -21,4 +21,16 @@ inline bool cpu_has_avx2() {
 #endif
 }
 
+// Whether the CPU (and the OS, which saves the 512-bit registers) has AVX-512F: the AVX2 build's
+// kernels bound by their arithmetic on lines of many channels then run in 512-bit vectors
+// (line_sweep.h RESIZE_AD_AVX512).
+inline bool cpu_has_avx512() {
+#if RESIZE_AD_HAVE_AVX2_BUILD
+  static const bool ok = cpu_has_avx2() && __builtin_cpu_supports("avx512f");
+  return ok;
+#else
+  return false;
+#endif
+}
+
 }  // namespace resize_ad

@@ -1138,11 +1138,58 @@ bool fuse_pays(int64_t inner, int64_t T, int64_t taps, int64_t span) {
 // axis' table in one sweep: out[o][c] = sum_j w[o][j] * v[start[o] + j][c] with
 // v[p][c] = sum_t tw[t] * src[off[t] + p * inner + c], each sum in blend's and inner_line's order,
 // so the values are theirs. nt (Sweep::stream_rows): stored non-temporally where out is aligned.
+#if RESIZE_AD_AVX2
+#ifndef RESIZE_AD_AVX512
+#define RESIZE_AD_AVX512 __attribute__((target("avx512f,avx2,fma,f16c")))
+#endif
+// fused_line in sixteen-float vectors (inner a multiple of 16, AVX-512F): per lane the same
+// multiplies and adds in the same order, so the same values.
+RESIZE_AD_AVX512 void fused_line16(const float* src, const int64_t* off, const float* tw, int64_t T,
+                                   const Line<float>& L, int64_t inner, int64_t o0, int64_t o1, float* out,
+                                   bool nt) {
+  __m512 vw[4];
+  for (int64_t t = 0; t < T; ++t) vw[t] = _mm512_set1_ps(tw[t]);
+  const float* s0 = src + off[0];
+  const float* s1 = src + off[T > 1 ? 1 : 0];
+  const float* s2 = src + off[T > 2 ? 2 : 0];
+  const float* s3 = src + off[T > 3 ? 3 : 0];
+  auto blended = [&](int64_t p) {
+    __m512 v = _mm512_mul_ps(vw[0], _mm512_loadu_ps(s0 + p));
+    if (T > 1) v = _mm512_fmadd_ps(vw[1], _mm512_loadu_ps(s1 + p), v);
+    if (T > 2) v = _mm512_fmadd_ps(vw[2], _mm512_loadu_ps(s2 + p), v);
+    if (T > 3) v = _mm512_fmadd_ps(vw[3], _mm512_loadu_ps(s3 + p), v);
+    return v;
+  };
+  for (int64_t o = o0; o < o1; ++o) {
+    float* __restrict d = out + o * inner;
+    const int64_t n = L.len[o];
+    const float* wo = L.w.data() + o * L.K;
+    const int64_t p0 = L.start[o] * inner;
+    if (n == 0) {
+      std::fill(d, d + inner, 0.f);
+      continue;
+    }
+    const bool stream = nt && (reinterpret_cast<uintptr_t>(d) & 63) == 0;
+    for (int64_t c = 0; c < inner; c += 16) {
+      __m512 acc = _mm512_mul_ps(_mm512_set1_ps(wo[0]), blended(p0 + c));
+      for (int64_t j = 1; j < n; ++j)
+        acc = _mm512_fmadd_ps(_mm512_set1_ps(wo[j]), blended(p0 + j * inner + c), acc);
+      if (stream) {
+        _mm512_stream_ps(d + c, acc);
+      } else {
+        _mm512_storeu_ps(d + c, acc);
+      }
+    }
+  }
+}
+#endif
+
 template <typename S, typename D, typename acc_t>
 void fused_line(const S* src, const int64_t* off, const acc_t* tw, int64_t T, const Line<acc_t>& L,
                 int64_t inner, int64_t o0, int64_t o1, D* out, bool nt) {
 #if RESIZE_AD_AVX2
   if constexpr (std::is_same_v<S, float> && std::is_same_v<D, float> && std::is_same_v<acc_t, float>) {
+    if (inner % 16 == 0 && cpu_has_avx512()) return fused_line16(src, off, tw, T, L, inner, o0, o1, out, nt);
     __m256 vw[4];
     for (int64_t t = 0; t < T; ++t) vw[t] = _mm256_set1_ps(tw[t]);
     const float* s0 = src + off[0];
