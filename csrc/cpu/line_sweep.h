@@ -1142,24 +1142,56 @@ bool fuse_pays(int64_t inner, int64_t T, int64_t taps, int64_t span) {
 #ifndef RESIZE_AD_AVX512
 #define RESIZE_AD_AVX512 __attribute__((target("avx512f,avx2,fma,f16c")))
 #endif
-// fused_line in sixteen-float vectors (inner a multiple of 16, AVX-512F): per lane the same
-// multiplies and adds in the same order, so the same values.
-RESIZE_AD_AVX512 void fused_line16(const float* src, const int64_t* off, const float* tw, int64_t T,
-                                   const Line<float>& L, int64_t inner, int64_t o0, int64_t o1, float* out,
-                                   bool nt) {
-  __m512 vw[4];
-  for (int64_t t = 0; t < T; ++t) vw[t] = _mm512_set1_ps(tw[t]);
+#define RESIZE_AD_INLINE __attribute__((always_inline)) inline
+// The vector operations of fused_rows on W floats: eight (AVX2), sixteen (AVX-512F, for the
+// callers built for it).
+struct Floats8 {
+  using T = __m256;
+  static constexpr int W = 8;
+  static T load(const float* p) { return _mm256_loadu_ps(p); }
+  static T set1(float w) { return _mm256_set1_ps(w); }
+  static T mul(T a, T b) { return _mm256_mul_ps(a, b); }
+  static T fmadd(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
+  static void store(float* p, T v) { _mm256_storeu_ps(p, v); }
+  static void stream(float* p, T v) { _mm256_stream_ps(p, v); }
+};
+struct Floats16 {
+  using T = __m512;
+  static constexpr int W = 16;
+  RESIZE_AD_AVX512 static T load(const float* p) { return _mm512_loadu_ps(p); }
+  RESIZE_AD_AVX512 static T set1(float w) { return _mm512_set1_ps(w); }
+  RESIZE_AD_AVX512 static T mul(T a, T b) { return _mm512_mul_ps(a, b); }
+  RESIZE_AD_AVX512 static T fmadd(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
+  RESIZE_AD_AVX512 static void store(float* p, T v) { _mm512_storeu_ps(p, v); }
+  RESIZE_AD_AVX512 static void stream(float* p, T v) { _mm512_stream_ps(p, v); }
+};
+
+// fused_line's float loop in vectors of V::W floats (inner a multiple of W): per lane the same
+// multiplies and adds in the same order whatever W, so the same values. Always inlined, into
+// fused_line (Floats8) and fused_line16 (Floats16), whose targets its operations need (the
+// 512-bit type in its signature never crosses a call: hence no -Wpsabi).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+// The blend of the T input lines at element p: fused_line's v[p].
+template <typename V>
+RESIZE_AD_INLINE typename V::T fused_blend(const typename V::T* vw, const float* s0, const float* s1, const float* s2,
+                                           const float* s3, int64_t T, int64_t p) {
+  typename V::T v = V::mul(vw[0], V::load(s0 + p));
+  if (T > 1) v = V::fmadd(vw[1], V::load(s1 + p), v);
+  if (T > 2) v = V::fmadd(vw[2], V::load(s2 + p), v);
+  if (T > 3) v = V::fmadd(vw[3], V::load(s3 + p), v);
+  return v;
+}
+
+template <typename V>
+RESIZE_AD_INLINE void fused_rows(const float* src, const int64_t* off, const float* tw, int64_t T,
+                                 const Line<float>& L, int64_t inner, int64_t o0, int64_t o1, float* out, bool nt) {
+  typename V::T vw[4];
+  for (int64_t t = 0; t < T; ++t) vw[t] = V::set1(tw[t]);
   const float* s0 = src + off[0];
   const float* s1 = src + off[T > 1 ? 1 : 0];
   const float* s2 = src + off[T > 2 ? 2 : 0];
   const float* s3 = src + off[T > 3 ? 3 : 0];
-  auto blended = [&](int64_t p) {
-    __m512 v = _mm512_mul_ps(vw[0], _mm512_loadu_ps(s0 + p));
-    if (T > 1) v = _mm512_fmadd_ps(vw[1], _mm512_loadu_ps(s1 + p), v);
-    if (T > 2) v = _mm512_fmadd_ps(vw[2], _mm512_loadu_ps(s2 + p), v);
-    if (T > 3) v = _mm512_fmadd_ps(vw[3], _mm512_loadu_ps(s3 + p), v);
-    return v;
-  };
   for (int64_t o = o0; o < o1; ++o) {
     float* __restrict d = out + o * inner;
     const int64_t n = L.len[o];
@@ -1169,18 +1201,26 @@ RESIZE_AD_AVX512 void fused_line16(const float* src, const int64_t* off, const f
       std::fill(d, d + inner, 0.f);
       continue;
     }
-    const bool stream = nt && (reinterpret_cast<uintptr_t>(d) & 63) == 0;
-    for (int64_t c = 0; c < inner; c += 16) {
-      __m512 acc = _mm512_mul_ps(_mm512_set1_ps(wo[0]), blended(p0 + c));
+    const bool stream = nt && (reinterpret_cast<uintptr_t>(d) & (4 * V::W - 1)) == 0;
+    for (int64_t c = 0; c < inner; c += V::W) {
+      typename V::T acc = V::mul(V::set1(wo[0]), fused_blend<V>(vw, s0, s1, s2, s3, T, p0 + c));
       for (int64_t j = 1; j < n; ++j)
-        acc = _mm512_fmadd_ps(_mm512_set1_ps(wo[j]), blended(p0 + j * inner + c), acc);
+        acc = V::fmadd(V::set1(wo[j]), fused_blend<V>(vw, s0, s1, s2, s3, T, p0 + j * inner + c), acc);
       if (stream) {
-        _mm512_stream_ps(d + c, acc);
+        V::stream(d + c, acc);
       } else {
-        _mm512_storeu_ps(d + c, acc);
+        V::store(d + c, acc);
       }
     }
   }
+}
+#pragma GCC diagnostic pop
+
+// fused_line's float loop in sixteen-float vectors (inner a multiple of 16, AVX-512F).
+RESIZE_AD_AVX512 void fused_line16(const float* src, const int64_t* off, const float* tw, int64_t T,
+                                   const Line<float>& L, int64_t inner, int64_t o0, int64_t o1, float* out,
+                                   bool nt) {
+  fused_rows<Floats16>(src, off, tw, T, L, inner, o0, o1, out, nt);
 }
 #endif
 
@@ -1190,41 +1230,7 @@ void fused_line(const S* src, const int64_t* off, const acc_t* tw, int64_t T, co
 #if RESIZE_AD_AVX2
   if constexpr (std::is_same_v<S, float> && std::is_same_v<D, float> && std::is_same_v<acc_t, float>) {
     if (inner % 16 == 0 && cpu_has_avx512()) return fused_line16(src, off, tw, T, L, inner, o0, o1, out, nt);
-    __m256 vw[4];
-    for (int64_t t = 0; t < T; ++t) vw[t] = _mm256_set1_ps(tw[t]);
-    const float* s0 = src + off[0];
-    const float* s1 = src + off[T > 1 ? 1 : 0];
-    const float* s2 = src + off[T > 2 ? 2 : 0];
-    const float* s3 = src + off[T > 3 ? 3 : 0];
-    auto blended = [&](int64_t p) {
-      __m256 v = _mm256_mul_ps(vw[0], _mm256_loadu_ps(s0 + p));
-      if (T > 1) v = _mm256_fmadd_ps(vw[1], _mm256_loadu_ps(s1 + p), v);
-      if (T > 2) v = _mm256_fmadd_ps(vw[2], _mm256_loadu_ps(s2 + p), v);
-      if (T > 3) v = _mm256_fmadd_ps(vw[3], _mm256_loadu_ps(s3 + p), v);
-      return v;
-    };
-    for (int64_t o = o0; o < o1; ++o) {
-      float* __restrict d = out + o * inner;
-      const int64_t n = L.len[o];
-      const float* wo = L.w.data() + o * L.K;
-      const int64_t p0 = L.start[o] * inner;
-      if (n == 0) {
-        std::fill(d, d + inner, 0.f);
-        continue;
-      }
-      const bool stream = nt && (reinterpret_cast<uintptr_t>(d) & 31) == 0;
-      for (int64_t c = 0; c < inner; c += 8) {
-        __m256 acc = _mm256_mul_ps(_mm256_set1_ps(wo[0]), blended(p0 + c));
-        for (int64_t j = 1; j < n; ++j)
-          acc = _mm256_fmadd_ps(_mm256_set1_ps(wo[j]), blended(p0 + j * inner + c), acc);
-        if (stream) {
-          _mm256_stream_ps(d + c, acc);
-        } else {
-          _mm256_storeu_ps(d + c, acc);
-        }
-      }
-    }
-    return;
+    return fused_rows<Floats8>(src, off, tw, T, L, inner, o0, o1, out, nt);
   }
 #endif
   // Not reached for other types or the baseline build: fuse_pays is false there.
