@@ -140,9 +140,10 @@ def test_threads_agree():
 STREAM_AT = 8 << 20
 
 
-# The line sweep deals its lines out in chunks that threads take as they come free
-# (csrc/cpu/parallel.h): which thread computes which line, and where the ring of rows and the
-# repeated-line copies restart, vary from call to call; the values must not.
+# The line sweep deals its lines out in chunks: each thread owns an interleaved set and takes
+# what the others leave (csrc/cpu/parallel.h). Which thread computes which line, and where the
+# ring of rows and the repeated-line copies restart, vary with the thread count and from call to
+# call; the values must not.
 CHUNKED = [
     ((4, 16, 64, 64), False, dict(scale_factor=2, mode="bilinear")),  # the ring
     ((2, 3, 256, 256), True, dict(scale_factor=2, mode="bicubic")),  # folded RGB, ring

@@ -7,16 +7,51 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <memory>
 
 namespace resize_ad {
 
-// at::parallel_for over [begin, end), except that the range is cut into about eight chunks per
-// thread (at least `grain` items each), which the threads of torch's pool take one after
-// another as they finish the previous one, instead of one fixed share per thread. On a shared
-// machine a thread slowed by another process then leaves its work to the others rather than
-// holding the whole call up: measured 1.1x-1.2x faster on two busy cores (bilinear and bicubic
-// backwards, area and bilinear downscales), never slower beyond the noise. Each item is still
-// computed by one call of f in the same arithmetic, so the values do not depend on the split.
+namespace detail {
+// The chunks [lo, hi) of a share that no thread has taken yet, packed as lo | hi << 32 so that
+// its owner (from the front) and another thread (from the back) each take one with a single
+// compare-exchange. Returns the chunk's index in the share, or -1 when none is left.
+inline int64_t take_front(std::atomic<uint64_t>& share) {
+  uint64_t v = share.load(std::memory_order_relaxed);
+  for (;;) {
+    const uint64_t lo = v & 0xffffffffu, hi = v >> 32;
+    if (lo >= hi) return -1;
+    if (share.compare_exchange_weak(v, (lo + 1) | (hi << 32), std::memory_order_relaxed))
+      return static_cast<int64_t>(lo);
+  }
+}
+inline int64_t take_back(std::atomic<uint64_t>& share) {
+  uint64_t v = share.load(std::memory_order_relaxed);
+  for (;;) {
+    const uint64_t lo = v & 0xffffffffu, hi = v >> 32;
+    if (lo >= hi) return -1;
+    if (share.compare_exchange_weak(v, lo | ((hi - 1) << 32), std::memory_order_relaxed))
+      return static_cast<int64_t>(hi - 1);
+  }
+}
+}  // namespace detail
+
+// at::parallel_for over [begin, end), with the range cut into about eight chunks per thread (at
+// least `grain` items each). Task s of torch's pool owns the chunks s, s + T, s + 2T, ... (T
+// tasks) and computes them in order; a task that has finished its own takes what is left of the
+// others' from their ends.
+// - Taking leftovers: on a shared machine a thread slowed by another process leaves its work to
+//   the others rather than holding the whole call up (1.1x-1.2x on two busy cores against one
+//   fixed share per thread).
+// - Owning a fixed set: the same thread computes the same part of the result from call to call,
+//   so a call whose data fits in the cores' L2 caches finds its part still there. Against
+//   chunks dealt first come first served, on two threads: a (4, 64, 56, 56) channels_last
+//   bilinear halving 0.75x -> 0.95x-1.0x of native; the whole bench 1.04x (forward) and 1.07x
+//   (forward and backward) faster in geomean.
+// - Interleaved rather than contiguous sets: the threads work on neighbouring parts of memory at
+//   any time, as with the deal; contiguous halves made large upscales slower (channels_last
+//   nearest x2 of 4 channels, 33.5 MB result: 0.85x).
+// Each item is still computed by one call of f in the same arithmetic, so the values do not
+// depend on the split.
 template <typename F>
 void parallel_chunks(int64_t begin, int64_t end, int64_t grain, const F& f) {
   const int64_t n = end - begin;
@@ -27,10 +62,26 @@ void parallel_chunks(int64_t begin, int64_t end, int64_t grain, const F& f) {
   }
   const int64_t chunk = std::max<int64_t>(grain, (n + 8 * threads - 1) / (8 * threads));
   const int64_t chunks = (n + chunk - 1) / chunk;
-  std::atomic<int64_t> next{0};
-  at::parallel_for(0, std::min(threads, chunks), 1, [&](int64_t, int64_t) {
-    for (int64_t c = next.fetch_add(1); c < chunks; c = next.fetch_add(1))
-      f(begin + c * chunk, std::min(end, begin + (c + 1) * chunk));
+  const int64_t shares = std::min(threads, chunks);
+  constexpr int64_t kLocal = 64;
+  std::atomic<uint64_t> local[kLocal];
+  std::unique_ptr<std::atomic<uint64_t>[]> heap;
+  if (shares > kLocal) heap.reset(new std::atomic<uint64_t>[shares]);
+  std::atomic<uint64_t>* const share = heap ? heap.get() : local;
+  for (int64_t s = 0; s < shares; ++s)  // share s: chunks s + k * shares for k in [0, count)
+    share[s].store(static_cast<uint64_t>((chunks - s + shares - 1) / shares) << 32,
+                   std::memory_order_relaxed);
+  auto run = [&](int64_t s, int64_t k) {
+    const int64_t c = s + k * shares;
+    f(begin + c * chunk, std::min(end, begin + (c + 1) * chunk));
+  };
+  at::parallel_for(0, shares, 1, [&](int64_t s0, int64_t s1) {
+    for (int64_t s = s0; s < s1; ++s)
+      for (int64_t k = detail::take_front(share[s]); k >= 0; k = detail::take_front(share[s])) run(s, k);
+    for (int64_t i = 1; i < shares; ++i) {
+      const int64_t s = (s0 + i) % shares;
+      for (int64_t k = detail::take_back(share[s]); k >= 0; k = detail::take_back(share[s])) run(s, k);
+    }
   });
 }
 
