@@ -121,6 +121,32 @@ inline void convert_rows(const S* __restrict s, D* __restrict d, int64_t n) {
   for (; j < n; ++j) d[j] = from_acc<D>(to_acc<acc_t>(s[j]));
 }
 
+// acc[j] = w * s[j] (scale_row) and acc[j] = madd(w, s[j], acc[j]) (madd_row) for j in [0, n):
+// the terms of a blend of many rows, a half type's rows through the vector conversions.
+template <typename S, typename acc_t>
+inline void scale_row(acc_t* __restrict acc, const S* __restrict s, acc_t w, int64_t n) {
+  int64_t j = 0;
+#if RESIZE_AD_AVX2
+  if constexpr (half_rows<S, acc_t, acc_t>() && !std::is_same_v<S, acc_t>) {
+    const __m256 v = _mm256_set1_ps(w);
+    for (; j + 8 <= n; j += 8) _mm256_storeu_ps(acc + j, _mm256_mul_ps(v, load8f(s + j)));
+  }
+#endif
+  for (; j < n; ++j) acc[j] = w * to_acc<acc_t>(s[j]);
+}
+template <typename S, typename acc_t>
+inline void madd_row(acc_t* __restrict acc, const S* __restrict s, acc_t w, int64_t n) {
+  int64_t j = 0;
+#if RESIZE_AD_AVX2
+  if constexpr (half_rows<S, acc_t, acc_t>() && !std::is_same_v<S, acc_t>) {
+    const __m256 v = _mm256_set1_ps(w);
+    for (; j + 8 <= n; j += 8)
+      _mm256_storeu_ps(acc + j, _mm256_fmadd_ps(v, load8f(s + j), _mm256_loadu_ps(acc + j)));
+  }
+#endif
+  for (; j < n; ++j) acc[j] = madd(w, to_acc<acc_t>(s[j]), acc[j]);
+}
+
 // out[j] = sum_t w[t] * src[off[t] + j] for j in [0, n): the blend of T input lines.
 // nt (Sweep::stream_rows): float lines of 2 to 4 taps store out's whole cache lines
 // non-temporally (AVX2 build), the same sums in the same order.
@@ -179,18 +205,9 @@ void blend(const S* src, const int64_t* off, const acc_t* w, int64_t T, D* out, 
   acc_t acc[B];
   for (int64_t j0 = 0; j0 < n; j0 += B) {
     const int64_t m = std::min(B, n - j0);
-    {
-      const S* __restrict s = src + off[0] + j0;
-      const acc_t wt = w[0];
-      for (int64_t j = 0; j < m; ++j) acc[j] = wt * to_acc<acc_t>(s[j]);
-    }
-    for (int64_t t = 1; t < T; ++t) {
-      const S* __restrict s = src + off[t] + j0;
-      const acc_t wt = w[t];
-      for (int64_t j = 0; j < m; ++j) acc[j] = madd(wt, to_acc<acc_t>(s[j]), acc[j]);
-    }
-    D* __restrict d = out + j0;
-    for (int64_t j = 0; j < m; ++j) d[j] = from_acc<D>(acc[j]);
+    scale_row(acc, src + off[0] + j0, w[0], m);
+    for (int64_t t = 1; t < T; ++t) madd_row(acc, src + off[t] + j0, w[t], m);
+    convert_rows<acc_t, D, acc_t>(acc, out + j0, m);
   }
 }
 
@@ -782,7 +799,7 @@ void gather_sweep(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1
   if constexpr (std::is_same_v<acc_t, float> && !std::is_same_v<D, float>) {
     float* b = obuf - o0;
     gather_sweep<float, float>(row, L, o0, o1, b, nullptr);
-    for (int64_t o = o0; o < o1; ++o) out[o] = from_acc<D>(b[o]);
+    convert_rows<float, D, float>(obuf, out + o0, o1 - o0);
     return;
   }
 #endif
@@ -1081,17 +1098,9 @@ void inner_line(const R* row, const Line<acc_t>& L, int64_t inner, int64_t o0, i
     }
     for (int64_t c0 = 0; c0 < inner; c0 += B) {
       const int64_t m = std::min(B, inner - c0);
-      {
-        const R* __restrict sk = s + c0;
-        const acc_t wk = wo[0];
-        for (int64_t c = 0; c < m; ++c) acc[c] = wk * to_acc<acc_t>(sk[c]);
-      }
-      for (int64_t k = 1; k < n; ++k) {
-        const R* __restrict sk = s + k * inner + c0;
-        const acc_t wk = wo[k];
-        for (int64_t c = 0; c < m; ++c) acc[c] = madd(wk, to_acc<acc_t>(sk[c]), acc[c]);
-      }
-      for (int64_t c = 0; c < m; ++c) d[c0 + c] = from_acc<D>(acc[c]);
+      scale_row(acc, s + c0, wo[0], m);
+      for (int64_t k = 1; k < n; ++k) madd_row(acc, s + k * inner + c0, wo[k], m);
+      convert_rows<acc_t, D, acc_t>(acc, d + c0, m);
     }
   }
 }
