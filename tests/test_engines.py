@@ -764,6 +764,23 @@ HALF_MODES = {3: ("nearest", "linear", "area", "nearest-exact"),
               5: ("nearest", "trilinear", "area")}
 
 
+@pytest.mark.parametrize("shape,fmt", [((2, 3, 17, 40), None), ((2, 16, 20, 12), torch.channels_last)], ids=str)
+def test_bfloat16_keeps_denormals_and_nan(shape, fmt):
+    """bfloat16 results whose float sums are denormal or NaN: rounded as c10 rounds them (a
+    conversion instruction that flushes denormals must not be used on those)."""
+    g = torch.Generator().manual_seed(11)
+    x = (torch.randn(shape, generator=g) * 3e-38).to(torch.bfloat16)  # sums around FLT_MIN
+    x.view(-1)[::53] = float("nan")
+    if fmt is not None:
+        x = x.contiguous(memory_format=fmt)
+    for mode in ("bilinear", "bicubic", "area"):
+        for kw in (dict(scale_factor=2), dict(size=(7, 9))):
+            y = ours(x, mode=mode, **kw)
+            ref = ours(x.float(), mode=mode, **kw)
+            assert (ref.abs() < torch.finfo(torch.float32).tiny).logical_and(ref != 0).any()
+            _same(y, ref.to(torch.bfloat16))
+
+
 def _same(a, b):
     """Equal values (NaN where the other has NaN: inf - inf in a sum), strides included."""
     assert a.stride() == b.stride()

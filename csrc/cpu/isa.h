@@ -33,4 +33,17 @@ inline bool cpu_has_avx512() {
 #endif
 }
 
+// Whether the CPU has AVX-512's bfloat16 conversion (and DQ and VL for its 256-bit forms):
+// float to bfloat16 stores then take one conversion per eight floats (line_sweep.h
+// bf16_store_rows).
+inline bool cpu_has_avx512bf16() {
+#if RESIZE_AD_HAVE_AVX2_BUILD
+  static const bool ok = cpu_has_avx512() && __builtin_cpu_supports("avx512bf16") &&
+                         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+  return ok;
+#else
+  return false;
+#endif
+}
+
 }  // namespace resize_ad

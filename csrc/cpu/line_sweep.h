@@ -69,6 +69,38 @@ inline void store8f(c10::BFloat16* p, __m256 v) {
   _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
                    _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1)));
 }
+
+// The same eight bfloat16 by AVX-512's conversion (cpu_has_avx512bf16), which rounds as c10
+// does (to nearest, ties to even; every finite normal float measured equal) but turns a denormal
+// to 0 and keeps a NaN's sign and payload: a block with either takes store8f.
+#define RESIZE_AD_AVX512BF16 __attribute__((target("avx512f,avx512vl,avx512dq,avx512bf16,avx2,fma,f16c")))
+RESIZE_AD_AVX512BF16 inline void store8f_bf16(c10::BFloat16* p, __m256 v) {
+  if (__builtin_expect(_mm256_fpclass_ps_mask(v, 0xA1) != 0, 0)) return store8f(p, v);  // NaN, denormal
+  const __m128bh r = _mm256_cvtneps_pbh(v);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), reinterpret_cast<const __m128i&>(r));
+}
+
+// The vector parts of convert_rows (float to bfloat16) and blend_rows (to bfloat16) by
+// store8f_bf16; each returns the first element it did not store.
+RESIZE_AD_AVX512BF16 inline int64_t bf16_convert8(const float* __restrict s, c10::BFloat16* __restrict d, int64_t n) {
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) store8f_bf16(d + j, _mm256_loadu_ps(s + j));
+  return j;
+}
+template <int T, typename S>
+RESIZE_AD_AVX512BF16 int64_t bf16_blend8(const S* __restrict a, const S* __restrict b, const S* __restrict c,
+                                         const S* __restrict e, float w0, float w1, float w2, float w3,
+                                         c10::BFloat16* __restrict d, int64_t j, int64_t j1) {
+  const __m256 v0 = _mm256_set1_ps(w0), v1 = _mm256_set1_ps(w1);
+  const __m256 v2 = _mm256_set1_ps(w2), v3 = _mm256_set1_ps(w3);
+  for (; j + 8 <= j1; j += 8) {
+    __m256 v = _mm256_fmadd_ps(v1, load8f(b + j), _mm256_mul_ps(v0, load8f(a + j)));
+    if constexpr (T > 2) v = _mm256_fmadd_ps(v2, load8f(c + j), v);
+    if constexpr (T > 3) v = _mm256_fmadd_ps(v3, load8f(e + j), v);
+    store8f_bf16(d + j, v);
+  }
+  return j;
+}
 #endif
 
 // Whether rows of S in and D out take the explicit vector loops of blend_rows and convert_rows:
@@ -90,6 +122,9 @@ inline void blend_rows(const S* __restrict a, const S* __restrict b, const S* __
                        acc_t w0, acc_t w1, acc_t w2, acc_t w3, D* __restrict d, int64_t j0, int64_t j1) {
   int64_t j = j0;
 #if RESIZE_AD_AVX2
+  if constexpr (half_rows<S, D, acc_t>() && std::is_same_v<D, c10::BFloat16>) {
+    if (cpu_has_avx512bf16()) j = bf16_blend8<T>(a, b, c, e, w0, w1, w2, w3, d, j, j1);
+  }
   if constexpr (half_rows<S, D, acc_t>()) {
     const __m256 v0 = _mm256_set1_ps(w0), v1 = _mm256_set1_ps(w1);
     const __m256 v2 = _mm256_set1_ps(w2), v3 = _mm256_set1_ps(w3);
@@ -114,6 +149,9 @@ template <typename S, typename D, typename acc_t>
 inline void convert_rows(const S* __restrict s, D* __restrict d, int64_t n) {
   int64_t j = 0;
 #if RESIZE_AD_AVX2
+  if constexpr (half_rows<S, D, acc_t>() && std::is_same_v<S, float> && std::is_same_v<D, c10::BFloat16>) {
+    if (cpu_has_avx512bf16()) j = bf16_convert8(s, d, n);
+  }
   if constexpr (half_rows<S, D, acc_t>()) {
     for (; j + 8 <= n; j += 8) store8f(d + j, load8f(s + j));
   }
