@@ -74,32 +74,52 @@ inline void store8f(c10::BFloat16* p, __m256 v) {
 // does (to nearest, ties to even; every finite normal float measured equal) but turns a denormal
 // to 0 and keeps a NaN's sign and payload: a block with either takes store8f.
 #define RESIZE_AD_AVX512BF16 __attribute__((target("avx512f,avx512vl,avx512dq,avx512bf16,avx2,fma,f16c")))
+#define RESIZE_AD_INLINE __attribute__((always_inline)) inline
 RESIZE_AD_AVX512BF16 inline void store8f_bf16(c10::BFloat16* p, __m256 v) {
   if (__builtin_expect(_mm256_fpclass_ps_mask(v, 0xA1) != 0, 0)) return store8f(p, v);  // NaN, denormal
   const __m128bh r = _mm256_cvtneps_pbh(v);
   _mm_storeu_si128(reinterpret_cast<__m128i*>(p), reinterpret_cast<const __m128i&>(r));
 }
 
-// The vector parts of convert_rows (float to bfloat16) and blend_rows (to bfloat16) by
-// store8f_bf16; each returns the first element it did not store.
-RESIZE_AD_AVX512BF16 inline int64_t bf16_convert8(const float* __restrict s, c10::BFloat16* __restrict d, int64_t n) {
-  int64_t j = 0;
-  for (; j + 8 <= n; j += 8) store8f_bf16(d + j, _mm256_loadu_ps(s + j));
+// The vector loops of convert_rows and blend_rows, eight elements at a time from j on; BF16:
+// stores by store8f_bf16, for the callers built for it (bf16_convert8, bf16_blend8, which
+// flatten it all into their own bodies). Each returns the first element it did not store.
+template <bool BF16, typename S, typename D>
+RESIZE_AD_INLINE int64_t convert8(const S* __restrict s, D* __restrict d, int64_t j, int64_t n) {
+  for (; j + 8 <= n; j += 8) {
+    if constexpr (BF16) {
+      store8f_bf16(d + j, load8f(s + j));
+    } else {
+      store8f(d + j, load8f(s + j));
+    }
+  }
   return j;
 }
-template <int T, typename S>
-RESIZE_AD_AVX512BF16 int64_t bf16_blend8(const S* __restrict a, const S* __restrict b, const S* __restrict c,
-                                         const S* __restrict e, float w0, float w1, float w2, float w3,
-                                         c10::BFloat16* __restrict d, int64_t j, int64_t j1) {
+template <bool BF16, int T, typename S, typename D>
+RESIZE_AD_INLINE int64_t blend8(const S* __restrict a, const S* __restrict b, const S* __restrict c,
+                                const S* __restrict e, float w0, float w1, float w2, float w3,
+                                D* __restrict d, int64_t j, int64_t j1) {
   const __m256 v0 = _mm256_set1_ps(w0), v1 = _mm256_set1_ps(w1);
   const __m256 v2 = _mm256_set1_ps(w2), v3 = _mm256_set1_ps(w3);
   for (; j + 8 <= j1; j += 8) {
     __m256 v = _mm256_fmadd_ps(v1, load8f(b + j), _mm256_mul_ps(v0, load8f(a + j)));
     if constexpr (T > 2) v = _mm256_fmadd_ps(v2, load8f(c + j), v);
     if constexpr (T > 3) v = _mm256_fmadd_ps(v3, load8f(e + j), v);
-    store8f_bf16(d + j, v);
+    if constexpr (BF16) {
+      store8f_bf16(d + j, v);
+    } else {
+      store8f(d + j, v);
+    }
   }
   return j;
+}
+RESIZE_AD_AVX512BF16 __attribute__((flatten)) inline int64_t bf16_convert8(const float* s, c10::BFloat16* d, int64_t n) {
+  return convert8<true>(s, d, 0, n);
+}
+template <int T, typename S>
+RESIZE_AD_AVX512BF16 __attribute__((flatten)) int64_t bf16_blend8(const S* a, const S* b, const S* c, const S* e, float w0, float w1,
+                                         float w2, float w3, c10::BFloat16* d, int64_t j, int64_t j1) {
+  return blend8<true, T>(a, b, c, e, w0, w1, w2, w3, d, j, j1);
 }
 #endif
 
@@ -125,16 +145,7 @@ inline void blend_rows(const S* __restrict a, const S* __restrict b, const S* __
   if constexpr (half_rows<S, D, acc_t>() && std::is_same_v<D, c10::BFloat16>) {
     if (cpu_has_avx512bf16()) j = bf16_blend8<T>(a, b, c, e, w0, w1, w2, w3, d, j, j1);
   }
-  if constexpr (half_rows<S, D, acc_t>()) {
-    const __m256 v0 = _mm256_set1_ps(w0), v1 = _mm256_set1_ps(w1);
-    const __m256 v2 = _mm256_set1_ps(w2), v3 = _mm256_set1_ps(w3);
-    for (; j + 8 <= j1; j += 8) {
-      __m256 v = _mm256_fmadd_ps(v1, load8f(b + j), _mm256_mul_ps(v0, load8f(a + j)));
-      if constexpr (T > 2) v = _mm256_fmadd_ps(v2, load8f(c + j), v);
-      if constexpr (T > 3) v = _mm256_fmadd_ps(v3, load8f(e + j), v);
-      store8f(d + j, v);
-    }
-  }
+  if constexpr (half_rows<S, D, acc_t>()) j = blend8<false, T>(a, b, c, e, w0, w1, w2, w3, d, j, j1);
 #endif
   for (; j < j1; ++j) {
     acc_t v = madd(w1, to_acc<acc_t>(b[j]), w0 * to_acc<acc_t>(a[j]));
@@ -152,9 +163,7 @@ inline void convert_rows(const S* __restrict s, D* __restrict d, int64_t n) {
   if constexpr (half_rows<S, D, acc_t>() && std::is_same_v<S, float> && std::is_same_v<D, c10::BFloat16>) {
     if (cpu_has_avx512bf16()) j = bf16_convert8(s, d, n);
   }
-  if constexpr (half_rows<S, D, acc_t>()) {
-    for (; j + 8 <= n; j += 8) store8f(d + j, load8f(s + j));
-  }
+  if constexpr (half_rows<S, D, acc_t>()) j = convert8<false>(s, d, j, n);
 #endif
   for (; j < n; ++j) d[j] = from_acc<D>(to_acc<acc_t>(s[j]));
 }
@@ -1189,7 +1198,6 @@ bool fuse_pays(int64_t inner, int64_t T, int64_t taps, int64_t span) {
 #ifndef RESIZE_AD_AVX512
 #define RESIZE_AD_AVX512 __attribute__((target("avx512f,avx2,fma,f16c")))
 #endif
-#define RESIZE_AD_INLINE __attribute__((always_inline)) inline
 // The vector operations of fused_rows on W floats: eight (AVX2), sixteen (AVX-512F, for the
 // callers built for it).
 struct Floats8 {
