@@ -77,6 +77,8 @@ inline void unit_lines(const U8Axis& A, const uint8_t* src, uint8_t* dst, int64_
 
 #if RESIZE_AD_AVX2
 
+#define RESIZE_AD_AVX512BW __attribute__((target("avx512f,avx512bw,avx2,fma,f16c")))
+
 inline __m256i round_shift(__m256i acc, __m256i init, __m128i shift) {
   return _mm256_sra_epi32(_mm256_add_epi32(acc, init), shift);
 }
@@ -149,6 +151,52 @@ inline void store8(uint8_t* d, __m256i sums, __m256i init, __m128i shift) {
   _mm_storel_epi64(reinterpret_cast<__m128i*>(d), _mm_packus_epi16(p16, p16));
 }
 
+// Per 128-bit lane, (a, b) pairwise: [a0 + a2, b0 + b2, a1 + a3, b1 + b3] (pair), and the
+// 64-bit halves of (a, b) added (quad): after pair then quad, lane L holds the sums of lane L
+// of four vectors.
+RESIZE_AD_AVX512BW inline __m512i pair(__m512i a, __m512i b) {
+  return _mm512_add_epi32(_mm512_unpacklo_epi32(a, b), _mm512_unpackhi_epi32(a, b));
+}
+RESIZE_AD_AVX512BW inline __m512i quad(__m512i a, __m512i b) {
+  return _mm512_add_epi32(_mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b));
+}
+
+// Output pixels [o, nv) of one planar line whose windows hold kp = 16 taps, sixteen at a time in
+// 512-bit vectors (AVX-512BW): pixels o + i and o + i + 8 share a vector, each one a madd of its
+// 16 bytes with its 16 weights into eight int32 partial sums; one reduction of eight such
+// vectors then gives the sixteen sums. The same integer sums as planar_lines' (any order gives
+// the same bits). Returns the first pixel it did not compute.
+RESIZE_AD_AVX512BW int64_t planar16_512(const U8Axis& A, const uint8_t* s, uint8_t* d, int64_t o, int64_t nv) {
+  const __m512i init = _mm512_set1_epi32(int32_t{1} << (A.precision - 1));
+  const __m128i shift = _mm_cvtsi32_si128(A.precision);
+  const int32_t* vs = A.vstart.data();
+  const int16_t* vw = A.vw.data();
+  auto load16 = [](const void* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
+  auto load32 = [](const void* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); };
+  for (; o + 16 <= nv; o += 16) {
+    __m512i v[8];
+    for (int i = 0; i < 8; ++i) {
+      const __m256i x = _mm256_inserti128_si256(_mm256_castsi128_si256(load16(s + vs[o + i])),
+                                                load16(s + vs[o + i + 8]), 1);
+      const __m512i wt = _mm512_inserti64x4(_mm512_castsi256_si512(load32(vw + (o + i) * 16)),
+                                            load32(vw + (o + i + 8) * 16), 1);
+      v[i] = _mm512_madd_epi16(_mm512_cvtepu8_epi16(x), wt);  // [o+i: 8 | o+i+8: 8]
+    }
+    // Per 128-bit lane L: the sums of lane L of v[0..3] (ab) and of v[4..7] (cd); pixel o + i is
+    // lanes 0 and 1 of v[i], pixel o + i + 8 lanes 2 and 3.
+    const __m512i ab = quad(pair(v[0], v[1]), pair(v[2], v[3]));
+    const __m512i cd = quad(pair(v[4], v[5]), pair(v[6], v[7]));
+    const __m512i sums = _mm512_add_epi32(_mm512_shuffle_i32x4(ab, cd, _MM_SHUFFLE(2, 0, 2, 0)),
+                                          _mm512_shuffle_i32x4(ab, cd, _MM_SHUFFLE(3, 1, 3, 1)));
+    // [o..o+3, o+8..o+11, o+4..o+7, o+12..o+15] -> pixel order
+    const __m512i r = _mm512_sra_epi32(
+        _mm512_add_epi32(_mm512_shuffle_i32x4(sums, sums, _MM_SHUFFLE(3, 1, 2, 0)), init), shift);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + o),
+                     _mm512_cvtusepi32_epi8(_mm512_max_epi32(r, _mm512_setzero_si512())));
+  }
+  return o;
+}
+
 // inner == 1, lines b in [b0, b1). Eight output pixels at a time, each one a madd of its window
 // (kp bytes from vstart[o], widened to int16) with its kp weights, then one hadd tree for the
 // eight. Across output pixels, not across lines as ImagingResampleHorizontalConvolution8u4x:
@@ -180,6 +228,7 @@ inline void planar_lines(const U8Axis& A, const uint8_t* src, uint8_t* dst, int6
         store8(d + o, sums, init, shift);
       }
     } else {
+      if (kp == 16 && cpu_has_avx512bw()) o = planar16_512(A, s, d, o, nv);
       for (; o < nv; o += 8) {
         __m256i v[8];
         for (int i = 0; i < 8; ++i) {

@@ -33,6 +33,17 @@ inline bool cpu_has_avx512() {
 #endif
 }
 
+// Whether the CPU has AVX-512BW (512-bit integer madds): planar uint8 passes of 16-tap windows
+// (fixed_point_kernels.h planar16_512).
+inline bool cpu_has_avx512bw() {
+#if RESIZE_AD_HAVE_AVX2_BUILD
+  static const bool ok = cpu_has_avx512() && __builtin_cpu_supports("avx512bw");
+  return ok;
+#else
+  return false;
+#endif
+}
+
 // Whether the CPU has AVX-512's bfloat16 conversion (and DQ and VL for its 256-bit forms):
 // float to bfloat16 stores then take one conversion per eight floats (line_sweep.h
 // bf16_store_rows).
