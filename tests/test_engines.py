@@ -353,6 +353,23 @@ def test_blended_pairs_equal_planes(spatial, kw, channels):
     assert_close(yc, native(xc, **kw), torch.float32)
 
 
+@pytest.mark.parametrize("channels", [3, 4])
+@pytest.mark.parametrize("spatial,size", [((6, 800), (3, 224)), ((5, 800), (5, 224)), ((4, 400), (4, 350))],
+                         ids=str)
+def test_blended_pairs_padding_reads_zero(spatial, size, channels):
+    """800 -> 224 trims the zero tap of every seventh pixel, padded with the zero slot: where pixel
+    pairs take both taps from one span (pairs_of), the padded tap's lanes are the neighbour's
+    values and must read 0, so that an inf next to such a pixel stays out of it (no 0 * inf), as
+    in the planes' line sweep."""
+    x = torch.rand((1, channels) + spatial, generator=torch.Generator().manual_seed(8))
+    x[torch.rand(x.shape, generator=torch.Generator().manual_seed(9)) < 0.05] = float("inf")
+    xc = x.contiguous(memory_format=torch.channels_last)
+    with executor("line_sweep"):
+        y, yc = ours(x, size=size, mode="bilinear"), ours(xc, size=size, mode="bilinear")
+    assert yc.isinf().any() and not y.isnan().any()
+    assert torch.equal(yc.isnan(), y.isnan()) and torch.equal(yc, y)
+
+
 # Halvings of planes (two taps per output along the rows) resample the input lines directly,
 # blending each block's loads in registers (line_sweep.h blended_halving); the separable passes
 # blend the rows into scratch first, then take the same taps. The same sums in the same order:

@@ -490,7 +490,9 @@ void gather_line(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1,
 // RGBA with two taps one pixel apart (bilinear, area, halvings): both taps of a pixel are the
 // eight floats span(p) from the first, so a pair whose spans lie inside the line
 // (Line::span_pairs) takes its taps from two spans, half the loads (and, blended, half the
-// blends) of one per tap and pixel.
+// blends) of one per tap and pixel; so does RGB with two taps (the six floats of a span's two
+// pixels put in place by three permutes), whose sums then come out in the lanes they are
+// stored from; a ragged pixel's padding tap there is masked to 0 (as pixel() reads it).
 template <int C, int KT, typename Pixel, typename Span>
 int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, float* out, Pixel pixel, Span span) {
   const int64_t K = KT > 0 ? KT : L.K, n = L.out;
@@ -505,32 +507,59 @@ int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, float* out, Pixel
     const __m256 w = _mm256_loadu_ps(wt + j * n + o);
     return C == 4 ? w : _mm256_permutevar8x32_ps(w, spread);
   };
-  constexpr bool kSpans = C == 4 && (KT == 2 || KT == 4);
+  constexpr bool kSpans = (C == 4 && (KT == 2 || KT == 4)) || (C == 3 && KT == 2);
+  // C = 3 spans: a span's first pixel to lanes 3-5, its second to lanes 0-2 and to 3-5.
+  const __m256i first_hi = _mm256_setr_epi32(0, 1, 2, 0, 1, 2, 0, 0);
+  const __m256i second_lo = _mm256_setr_epi32(3, 4, 5, 3, 3, 3, 3, 3);
+  const __m256i second_hi = _mm256_setr_epi32(3, 3, 3, 3, 4, 5, 3, 3);
+  // Spans of two taps whose second tap of a pixel is the zero slot's padding (Line::span_pairs
+  // bits 1 and 2): that pixel's lanes of the second tap's vector set to 0, as its masked load.
+  // keep[code]: the lanes kept, for every code (no branch per pair).
+  const bool masked = KT == 2 && L.zero_slot;
+  __m256 keep[8];
+  for (int code = 0; code < 8; ++code) {
+    const int lo = code & 2 ? 0 : -1, hi = code & 4 ? 0 : -1;
+    keep[code] = _mm256_castsi256_ps(C == 4 ? _mm256_setr_epi32(lo, lo, lo, lo, hi, hi, hi, hi)
+                                            : _mm256_setr_epi32(lo, lo, lo, hi, hi, hi, -1, -1));
+  }
   const uint8_t* __restrict span_pairs = L.span_pairs.data();
   const bool steps = !L.step_pairs.empty();
   const uint8_t* __restrict step_pairs = L.step_pairs.data();
   // 2 * C outputs per pair; C = 3 stores 8 floats, so the pair must leave two outputs after it.
   // Both pixels' loads inside the line: before L.pairs_end.
   const int64_t end = std::min(o1 - (C == 3 ? 2 : 0), L.pairs_end);
-  for (; o + 2 * C <= end; o += 2 * C) {
+  for (int64_t i = o / C; o + 2 * C <= end; o += 2 * C, i += 2) {  // i: the pair's first pixel
     __m256 acc = _mm256_setzero_ps();
-    if (steps && step_pairs[o / C]) {  // tap j of both pixels: the eight floats from the first's
+    // Spans first: a pair with step pairs has no span (resize_cpu.cpp line_for).
+    const uint8_t code = kSpans ? span_pairs[i] : 0;
+    if (code) {
+      const __m256 a = span(idx[o]), b = span(idx[o + C]);
+      if constexpr (C == 3) {  // the pair's six sums in lanes 0-5 as they are stored: no packing
+        const __m256 t0 = _mm256_blend_ps(a, _mm256_permutevar8x32_ps(b, first_hi), 0x38);
+        __m256 t1 = _mm256_blend_ps(_mm256_permutevar8x32_ps(a, second_lo),
+                                    _mm256_permutevar8x32_ps(b, second_hi), 0x38);
+        if (masked) t1 = _mm256_and_ps(t1, keep[code]);
+        acc = _mm256_mul_ps(_mm256_loadu_ps(wt + o), t0);
+        acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + n + o), t1, acc);
+        _mm256_storeu_ps(out + o, acc);  // lanes 6 and 7 overwritten next
+        continue;
+      }
+      acc = _mm256_mul_ps(weights(0), _mm256_permute2f128_ps(a, b, 0x20));
+      __m256 t1 = _mm256_permute2f128_ps(a, b, 0x31);
+      if (masked) t1 = _mm256_and_ps(t1, keep[code]);
+      acc = _mm256_fmadd_ps(weights(1), t1, acc);
+      if constexpr (KT == 4) {
+        const __m256 c = span(idx[o] + 8), d = span(idx[o + C] + 8);
+        acc = _mm256_fmadd_ps(weights(2), _mm256_permute2f128_ps(c, d, 0x20), acc);
+        acc = _mm256_fmadd_ps(weights(3), _mm256_permute2f128_ps(c, d, 0x31), acc);
+      }
+    } else if (steps && step_pairs[i]) {  // tap j of both pixels: the eight floats from the first's
       for (int64_t j = 0; j < K; ++j) {
         const __m256 v = span(idx[j * n + o]), w = _mm256_loadu_ps(wt + j * n + o);
         acc = j == 0 ? _mm256_mul_ps(w, v) : _mm256_fmadd_ps(w, v, acc);
       }
       _mm256_storeu_ps(out + o, acc);  // C = 3: lanes 6 and 7 overwritten next
       continue;
-    }
-    if (kSpans && span_pairs[o / C]) {
-      const __m256 a = span(idx[o]), b = span(idx[o + C]);
-      acc = _mm256_mul_ps(weights(0), _mm256_permute2f128_ps(a, b, 0x20));
-      acc = _mm256_fmadd_ps(weights(1), _mm256_permute2f128_ps(a, b, 0x31), acc);
-      if constexpr (KT == 4) {
-        const __m256 c = span(idx[o] + 8), d = span(idx[o + C] + 8);
-        acc = _mm256_fmadd_ps(weights(2), _mm256_permute2f128_ps(c, d, 0x20), acc);
-        acc = _mm256_fmadd_ps(weights(3), _mm256_permute2f128_ps(c, d, 0x31), acc);
-      }
     } else {
       for (int64_t j = 0; j < K; ++j) {
         const __m256 v = _mm256_set_m128(pixel(idx[j * n + o + C]), pixel(idx[j * n + o]));
@@ -1356,14 +1385,21 @@ struct SweepScratch {
 // the line's end (blended_pairs, where it pays for the line's count of leading taps); kStaged:
 // other gathered lines of one channel per position without halving blocks (the blend of the
 // input lines into scratch, then the gather); kRgbHalving: RGB lines of exact halvings
-// (Line::regular, blended_rgb_halving; the pixels after the last block of eight through scratch).
-enum class OwnLines { kNone, kHalving, kPairs, kPairs2, kStaged, kRgbHalving };
+// (Line::regular, blended_rgb_halving; the pixels after the last block of eight through scratch);
+// kRgbPairs: other RGB lines of several taps (blended_pairs where it pays, the pixels after the
+// last pair through scratch).
+enum class OwnLines { kNone, kHalving, kPairs, kPairs2, kStaged, kRgbHalving, kRgbPairs };
 
 inline OwnLines own_lines_of(const Sweep<float>& P) {
   const Line<float>& L = *P.last;
   if (P.lead.size() != 1 || P.nseg != 1 || P.ring != 0 || P.stream || P.stream_rows || P.pretouch ||
-      P.prefetch || P.inner != 1 || !L.ragged.empty())
+      P.inner != 1 || !L.ragged.empty())
     return OwnLines::kNone;
+  // An input larger than the caches keep: run_sweep prefetches rows of up to 4 KiB for the next
+  // line, own_lines does not (RGB pairs take longer rows only).
+  const bool prefetched = P.prefetch && (P.seg_hi[0] - P.seg_lo[0]) * int64_t{sizeof(float)} <= 4096;
+  if (L.step == 3 && L.K > 1 && !L.regular && !prefetched) return OwnLines::kRgbPairs;
+  if (P.prefetch) return OwnLines::kNone;
   if (L.step == 3 && L.regular) return OwnLines::kRgbHalving;
   if (L.out % 8 != 0) return OwnLines::kNone;
   if (blended_halving_pays(L, 2) &&
@@ -1378,10 +1414,11 @@ inline OwnLines own_lines_of(const Sweep<float>& P) {
 
 // Lines [r, r1) of an own_lines_of sweep whose leading taps number TT (two to four), each as
 // sweep_segment computes it (blended_halving, C = 1; blended_pairs, C = 4 and K = KT;
-// blended_rgb_halving, C = 3; staged through the scratch line tmp, C = 0): a
-// function of its own, so that run_sweep's work per line (its taps, the dispatch to the line's
-// kernel, a call) is not paid per line (1.26x on bilinear halvings of 512 x 512 planes).
-// Returns the first line it did not compute: one with another count of taps, or r1.
+// blended_rgb_halving, C = 3 and REG; blended_pairs, C = 3 and K = KT otherwise; staged through
+// the scratch line tmp, C = 0): a function of its own, so that run_sweep's work per line (its
+// taps, the dispatch to the line's kernel, a call) is not paid per line (1.26x on bilinear
+// halvings of 512 x 512 planes). Returns the first line it did not compute: one with another
+// count of taps, or r1 (or r, where blended_pairs does not pay for TT taps).
 // REG: a regular line (Line::regular), positions computed and weights broadcast.
 template <int C, int KT, int TT, bool REG>
 __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* src, float* dst, int64_t r,
@@ -1389,7 +1426,7 @@ __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* 
   const Line<float>& a = *P.lead[0];
   const Line<float>& L = *P.last;
   const int64_t in_row = L.in, n = L.out;
-  if (C == 4 && !blended_pairs_pay(L, TT)) return r;
+  if ((C == 4 || (C == 3 && !REG)) && !blended_pairs_pay(L, TT)) return r;
   int64_t b = r / a.out, oi = r % a.out;
   for (; r < r1; ++r) {
     if (a.len[oi] != TT) break;
@@ -1398,7 +1435,24 @@ __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* 
     for (int t = 0; t < TT; ++t) off[t] = (first + t) * in_row;
     const float* const tw = a.w.data() + oi * a.K;
     float* const out = dst + r * n;
-    if constexpr (REG) {
+    if constexpr (C == 3) {
+      // The pixels after the last block of eight (REG) or pair: through scratch, the span they read.
+      int64_t o;
+      if constexpr (REG) {
+        o = blended_rgb_halving_body<TT, true>(src, off, tw, L, 0, n, out);
+      } else {
+        o = blended_pairs_body<3, KT, TT>(src, off, tw, L, 0, n, out);
+      }
+      if (o < n) {
+        const int64_t hi = P.seg_hi[0];
+        int64_t from = hi;
+        for (int64_t q = o; q < n; ++q)
+          if (L.len[q] > 0) from = std::min(from, L.start[q]);
+        from = std::max(from, P.seg_lo[0]);
+        if (hi > from) blend(src + from, off, tw, TT, tmp + from, hi - from);
+        gather_dispatch(static_cast<const float*>(tmp), L, o, n, out, obuf);
+      }
+    } else if constexpr (REG) {
       // Each block's (C = 1) or pixel pair's (C = 4) loads 16 floats after the last's, and the
       // same two weights.
       const LinesBlend<8, TT> blend8(src, off, tw, TT);
@@ -1421,14 +1475,6 @@ __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* 
       halving_body<TT>(src, off, tw, L, 0, n, out);
     } else if constexpr (C == 4) {
       blended_pairs_body<C, KT, TT>(src, off, tw, L, 0, n, out);
-    } else if constexpr (C == 3) {
-      // The pixels after the last block of eight: through scratch, the span they read.
-      const int64_t o = blended_rgb_halving_body<TT, true>(src, off, tw, L, 0, n, out);
-      if (o < n) {
-        const int64_t from = std::max(P.seg_lo[0], L.start[o]), hi = P.seg_hi[0];
-        if (hi > from) blend(src + from, off, tw, TT, tmp + from, hi - from);
-        gather_dispatch(static_cast<const float*>(tmp), L, o, n, out, obuf);
-      }
     } else {
       const int64_t lo = P.seg_lo[0], hi = P.seg_hi[0];
       if (hi > lo) blend(src + lo, off, tw, TT, tmp + lo, hi - lo);
@@ -1642,7 +1688,11 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
                 return reg ? own_lines<4, 2, TT, true>(P, src, dst, item, end, S.tmp, S.obuf)
                            : own_lines<4, 2, TT, false>(P, src, dst, item, end, S.tmp, S.obuf);
               case OwnLines::kStaged: return own_lines<0, 0, TT, false>(P, src, dst, item, end, S.tmp, S.obuf);
-              case OwnLines::kRgbHalving: return own_lines<3, 2, TT, false>(P, src, dst, item, end, S.tmp, S.obuf);
+              case OwnLines::kRgbHalving: return own_lines<3, 2, TT, true>(P, src, dst, item, end, S.tmp, S.obuf);
+              case OwnLines::kRgbPairs:
+                return P.last->K == 2   ? own_lines<3, 2, TT, false>(P, src, dst, item, end, S.tmp, S.obuf)
+                       : P.last->K == 4 ? own_lines<3, 4, TT, false>(P, src, dst, item, end, S.tmp, S.obuf)
+                                        : own_lines<3, 0, TT, false>(P, src, dst, item, end, S.tmp, S.obuf);
               default:
                 return P.last->K == 4 ? own_lines<4, 4, TT, false>(P, src, dst, item, end, S.tmp, S.obuf)
                                       : own_lines<4, 0, TT, false>(P, src, dst, item, end, S.tmp, S.obuf);

@@ -103,9 +103,11 @@ struct Line {
   // Folded gather lines of 3 or 4 channels (line_sweep.h pixel_pairs): the pixels before
   // output pairs_end all have every tap's 128-bit load (4 floats from idx) inside the line.
   int64_t pairs_end = 0;
-  // RGBA lines of two or four taps (line_sweep.h pairs_of): span_pairs[i] for the pixels i and
-  // i + 1 (outputs 4 i .. 4 i + 7), 1 where both have each tap one pixel after the one before and
-  // the 4 K floats from the first inside the line (so no zero slot's padding tap).
+  // RGBA lines of two or four taps and RGB lines of two (line_sweep.h pairs_of): span_pairs[i]
+  // for the pixels i and i + 1 (outputs C i .. C i + 2 C - 1), nonzero where both have each tap
+  // one pixel after the one before and the 4 K floats from the first inside the line; of two
+  // taps, a pixel's second may instead be the zero slot's padding, read as 0 (bit 1: pixel i's,
+  // bit 2: pixel i + 1's).
   std::vector<uint8_t> span_pairs;
   // Folded lines of 3 or 4 channels (pairs_of): step_pairs[i] for the pixels i and i + 1, 1
   // where each tap of pixel i + 1 is one pixel after the same tap of pixel i and the eight floats
@@ -276,16 +278,23 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
       }
     }
     if (std::is_same_v<acc_t, float> && L.K <= kPlanTaps) plan_loads(L);
-    if (std::is_same_v<acc_t, float> && L.step == 4 && (L.K == 2 || L.K == 4)) {
-      const int64_t px = L.out / 4;
-      auto spans = [&](int64_t i) {
-        const int64_t p = L.idx[4 * i];
-        bool span = p + 4 * L.K <= L.in;
-        for (int64_t j = 1; j < L.K; ++j) span &= L.idx[j * L.out + 4 * i] == p + 4 * j;
-        return span;
+    if (std::is_same_v<acc_t, float> && ((L.step == 4 && (L.K == 2 || L.K == 4)) || (L.step == 3 && L.K == 2))) {
+      const int64_t C = L.step, px = L.out / C;
+      // 0: not a span; 1: a span; 2: a span whose second tap is the zero slot's padding (two
+      // taps: a ragged row, its one tap followed by a tap of weight 0 that reads 0).
+      auto spans = [&](int64_t i) -> int {
+        const int64_t p = L.idx[C * i];
+        if (p + 4 * L.K > L.in) return 0;
+        if (L.K == 2 && L.zero_slot && L.idx[L.out + C * i] == L.in) return 2;
+        for (int64_t j = 1; j < L.K; ++j)
+          if (L.idx[j * L.out + C * i] != p + C * j) return 0;
+        return 1;
       };
       L.span_pairs.assign(px, 0);
-      for (int64_t i = 0; i + 1 < px; ++i) L.span_pairs[i] = spans(i) && spans(i + 1);
+      for (int64_t i = 0; i + 1 < px; ++i) {
+        const int a = spans(i), b = a ? spans(i + 1) : 0;
+        L.span_pairs[i] = b ? 1 | (a == 2 ? 2 : 0) | (b == 2 ? 4 : 0) : 0;
+      }
     }
     if (std::is_same_v<acc_t, float> && (L.step == 3 || L.step == 4)) {
       const int64_t C = L.step, px = L.out / C;
@@ -297,6 +306,7 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
           step = L.idx[j * L.out + C * (i + 1)] == p + C && p + 8 <= L.in;
         }
         L.step_pairs[i] = step;
+        if (step && !L.span_pairs.empty()) L.span_pairs[i] = 0;  // pairs_of: a pair of each kind
       }
       // The longest run of pairs at pixels i, i + 2, ... that each repeat the one before a pixel on.
       auto repeats = [&](int64_t i) {
