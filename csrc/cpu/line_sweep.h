@@ -490,9 +490,10 @@ void gather_line(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1,
 // RGBA with two taps one pixel apart (bilinear, area, halvings): both taps of a pixel are the
 // eight floats span(p) from the first, so a pair whose spans lie inside the line
 // (Line::span_pairs) takes its taps from two spans, half the loads (and, blended, half the
-// blends) of one per tap and pixel; so does RGB with two taps (the six floats of a span's two
-// pixels put in place by three permutes), whose sums then come out in the lanes they are
-// stored from; a ragged pixel's padding tap there is masked to 0 (as pixel() reads it).
+// blends) of one per tap and pixel; so does RGB with two or four taps (each six floats of a
+// span's two pixels put in place by three permutes), whose sums then come out in the lanes
+// they are stored from; a ragged pixel's padding tap (two taps) is masked to 0 there, as
+// pixel() reads it.
 template <int C, int KT, typename Pixel, typename Span>
 int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, float* out, Pixel pixel, Span span) {
   const int64_t K = KT > 0 ? KT : L.K, n = L.out;
@@ -507,7 +508,7 @@ int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, float* out, Pixel
     const __m256 w = _mm256_loadu_ps(wt + j * n + o);
     return C == 4 ? w : _mm256_permutevar8x32_ps(w, spread);
   };
-  constexpr bool kSpans = (C == 4 && (KT == 2 || KT == 4)) || (C == 3 && KT == 2);
+  constexpr bool kSpans = KT == 2 || KT == 4;
   // C = 3 spans: a span's first pixel to lanes 3-5, its second to lanes 0-2 and to 3-5.
   const __m256i first_hi = _mm256_setr_epi32(0, 1, 2, 0, 1, 2, 0, 0);
   const __m256i second_lo = _mm256_setr_epi32(3, 4, 5, 3, 3, 3, 3, 3);
@@ -541,6 +542,14 @@ int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, float* out, Pixel
         if (masked) t1 = _mm256_and_ps(t1, keep[code]);
         acc = _mm256_mul_ps(_mm256_loadu_ps(wt + o), t0);
         acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + n + o), t1, acc);
+        if constexpr (KT == 4) {  // taps 2 and 3: the spans six floats on
+          const __m256 c = span(idx[o] + 6), d = span(idx[o + C] + 6);
+          const __m256 t2 = _mm256_blend_ps(c, _mm256_permutevar8x32_ps(d, first_hi), 0x38);
+          const __m256 t3 = _mm256_blend_ps(_mm256_permutevar8x32_ps(c, second_lo),
+                                            _mm256_permutevar8x32_ps(d, second_hi), 0x38);
+          acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + 2 * n + o), t2, acc);
+          acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + 3 * n + o), t3, acc);
+        }
         _mm256_storeu_ps(out + o, acc);  // lanes 6 and 7 overwritten next
         continue;
       }

@@ -103,7 +103,7 @@ struct Line {
   // Folded gather lines of 3 or 4 channels (line_sweep.h pixel_pairs): the pixels before
   // output pairs_end all have every tap's 128-bit load (4 floats from idx) inside the line.
   int64_t pairs_end = 0;
-  // RGBA lines of two or four taps and RGB lines of two (line_sweep.h pairs_of): span_pairs[i]
+  // RGB and RGBA lines of two or four taps (line_sweep.h pairs_of): span_pairs[i]
   // for the pixels i and i + 1 (outputs C i .. C i + 2 C - 1), nonzero where both have each tap
   // one pixel after the one before and the 4 K floats from the first inside the line; of two
   // taps, a pixel's second may instead be the zero slot's padding, read as 0 (bit 1: pixel i's,
@@ -278,7 +278,7 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
       }
     }
     if (std::is_same_v<acc_t, float> && L.K <= kPlanTaps) plan_loads(L);
-    if (std::is_same_v<acc_t, float> && ((L.step == 4 && (L.K == 2 || L.K == 4)) || (L.step == 3 && L.K == 2))) {
+    if (std::is_same_v<acc_t, float> && (L.step == 3 || L.step == 4) && (L.K == 2 || L.K == 4)) {
       const int64_t C = L.step, px = L.out / C;
       // 0: not a span; 1: a span; 2: a span whose second tap is the zero slot's padding (two
       // taps: a ragged row, its one tap followed by a tap of weight 0 that reads 0).
