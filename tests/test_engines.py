@@ -388,6 +388,9 @@ HALVINGS = [
     ((1, 2, 40, 64), dict(size=(10, 32), mode="area")),
     ((2, 2, 30, 64), dict(size=(13, 32), mode="area")),
     ((1, 2, 70, 64), dict(size=(30, 32), mode="bilinear")),
+    # An input larger than the caches keep (Sweep::prefetch) whose rows of 4 KiB run_sweep would
+    # not prefetch: its lines in own_lines' loop.
+    ((1, 1, 1040, 1030), dict(size=(520, 515), mode="bilinear")),
 ]
 
 

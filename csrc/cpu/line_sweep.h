@@ -1388,7 +1388,7 @@ struct SweepScratch {
 
 #if RESIZE_AD_AVX2
 // Sweeps whose every line is one kernel over the whole line, reading its own input lines (one
-// leading axis, one segment; no ring, stage, streaming, pretouch or prefetch): run_sweep runs
+// leading axis, one segment; no ring, stage, streaming, pretouch or row prefetch): run_sweep runs
 // their lines through own_lines. kHalving: halvings of planes, the line in kStride2Pairs blocks
 // (blended_halving); kPairs, kPairs2: RGBA lines (of two taps: kPairs2) whose pixel pairs reach
 // the line's end (blended_pairs, where it pays for the line's count of leading taps); kStaged:
@@ -1404,12 +1404,20 @@ inline OwnLines own_lines_of(const Sweep<float>& P) {
   if (P.lead.size() != 1 || P.nseg != 1 || P.ring != 0 || P.stream || P.stream_rows || P.pretouch ||
       P.inner != 1 || !L.ragged.empty())
     return OwnLines::kNone;
-  // An input larger than the caches keep: run_sweep prefetches rows of up to 4 KiB for the next
-  // line, own_lines does not (RGB pairs take longer rows only).
-  const bool prefetched = P.prefetch && (P.seg_hi[0] - P.seg_lo[0]) * int64_t{sizeof(float)} <= 4096;
-  if (L.step == 3 && L.K > 1 && !L.regular && !prefetched) return OwnLines::kRgbPairs;
-  if (P.prefetch) return OwnLines::kNone;
-  if (L.step == 3 && L.regular) return OwnLines::kRgbHalving;
+  // An input larger than the caches keep: run_sweep prefetches the next line's rows where they
+  // are short, or of up to 4 KiB where consecutive lines share rows (run_sweep's condition, less
+  // its step test); own_lines does not, so such sweeps stay with run_sweep.
+  if (P.prefetch) {
+    const Line<float>& a = *P.lead[0];
+    const int64_t row_bytes = (P.seg_hi[0] - P.seg_lo[0]) * int64_t{sizeof(float)};
+    bool shared = false;
+    for (int64_t o = 1; o < a.out && !shared; ++o)
+      shared = a.len[o - 1] > 0 && a.start[o - 1] + a.len[o - 1] > a.start[o];
+    if (row_bytes > 256 && (row_bytes <= 2048 || (shared && row_bytes <= 4096))) return OwnLines::kNone;
+  }
+  if (L.step == 3 && L.K > 1 && !L.regular) return OwnLines::kRgbPairs;
+  // RGB halvings of such inputs load each pair's taps (blended_rgb_halving_line's from_memory).
+  if (L.step == 3 && L.regular) return P.prefetch ? OwnLines::kNone : OwnLines::kRgbHalving;
   if (L.out % 8 != 0) return OwnLines::kNone;
   if (blended_halving_pays(L, 2) &&
       std::all_of(L.blk_loads.begin(), L.blk_loads.end(), [](uint8_t l) { return l == kStride2Pairs; }))
