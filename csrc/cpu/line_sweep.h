@@ -1416,8 +1416,7 @@ inline OwnLines own_lines_of(const Sweep<float>& P) {
     if (row_bytes > 256 && (row_bytes <= 2048 || (shared && row_bytes <= 4096))) return OwnLines::kNone;
   }
   if (L.step == 3 && L.K > 1 && !L.regular) return OwnLines::kRgbPairs;
-  // RGB halvings of such inputs load each pair's taps (blended_rgb_halving_line's from_memory).
-  if (L.step == 3 && L.regular) return P.prefetch ? OwnLines::kNone : OwnLines::kRgbHalving;
+  if (L.step == 3 && L.regular) return OwnLines::kRgbHalving;
   if (L.out % 8 != 0) return OwnLines::kNone;
   if (blended_halving_pays(L, 2) &&
       std::all_of(L.blk_loads.begin(), L.blk_loads.end(), [](uint8_t l) { return l == kStride2Pairs; }))
@@ -1436,8 +1435,10 @@ inline OwnLines own_lines_of(const Sweep<float>& P) {
 // taps, the dispatch to the line's kernel, a call) is not paid per line (1.26x on bilinear
 // halvings of 512 x 512 planes). Returns the first line it did not compute: one with another
 // count of taps, or r1 (or r, where blended_pairs does not pay for TT taps).
-// REG: a regular line (Line::regular), positions computed and weights broadcast.
-template <int C, int KT, int TT, bool REG>
+// REG: a regular line (Line::regular), positions computed and weights broadcast. MEM: an input
+// larger than the caches keep (Sweep::prefetch), whose RGB halvings load each pair's taps
+// (blended_rgb_halving_line's from_memory).
+template <int C, int KT, int TT, bool REG, bool MEM = false>
 __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* src, float* dst, int64_t r,
                                             int64_t r1, float* tmp, float* obuf) {
   const Line<float>& a = *P.lead[0];
@@ -1456,7 +1457,7 @@ __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* 
       // The pixels after the last block of eight (REG) or pair: through scratch, the span they read.
       int64_t o;
       if constexpr (REG) {
-        o = blended_rgb_halving_body<TT, true>(src, off, tw, L, 0, n, out);
+        o = blended_rgb_halving_body<TT, !MEM>(src, off, tw, L, 0, n, out);
       } else {
         o = blended_pairs_body<3, KT, TT>(src, off, tw, L, 0, n, out);
       }
@@ -1705,7 +1706,9 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
                 return reg ? own_lines<4, 2, TT, true>(P, src, dst, item, end, S.tmp, S.obuf)
                            : own_lines<4, 2, TT, false>(P, src, dst, item, end, S.tmp, S.obuf);
               case OwnLines::kStaged: return own_lines<0, 0, TT, false>(P, src, dst, item, end, S.tmp, S.obuf);
-              case OwnLines::kRgbHalving: return own_lines<3, 2, TT, true>(P, src, dst, item, end, S.tmp, S.obuf);
+              case OwnLines::kRgbHalving:
+                return P.prefetch ? own_lines<3, 2, TT, true, true>(P, src, dst, item, end, S.tmp, S.obuf)
+                                  : own_lines<3, 2, TT, true>(P, src, dst, item, end, S.tmp, S.obuf);
               case OwnLines::kRgbPairs:
                 return P.last->K == 2   ? own_lines<3, 2, TT, false>(P, src, dst, item, end, S.tmp, S.obuf)
                        : P.last->K == 4 ? own_lines<3, 4, TT, false>(P, src, dst, item, end, S.tmp, S.obuf)
