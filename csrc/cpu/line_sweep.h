@@ -1276,9 +1276,10 @@ RESIZE_AD_INLINE typename V::T fused_blend(const typename V::T* vw, const float*
   return v;
 }
 
-template <typename V>
-RESIZE_AD_INLINE void fused_rows(const float* src, const int64_t* off, const float* tw, int64_t T,
+template <typename V, int TT = 0>
+RESIZE_AD_INLINE void fused_rows(const float* src, const int64_t* off, const float* tw, int64_t T_,
                                  const Line<float>& L, int64_t inner, int64_t o0, int64_t o1, float* out, bool nt) {
+  const int64_t T = TT > 0 ? TT : T_;
   typename V::T vw[4];
   for (int64_t t = 0; t < T; ++t) vw[t] = V::set1(tw[t]);
   const float* s0 = src + off[0];
@@ -1309,10 +1310,14 @@ RESIZE_AD_INLINE void fused_rows(const float* src, const int64_t* off, const flo
 }
 #pragma GCC diagnostic pop
 
-// fused_line's float loop in sixteen-float vectors (inner a multiple of 16, AVX-512F).
+// fused_line's float loop in sixteen-float vectors (inner a multiple of 16, AVX-512F); two
+// leading taps (bilinear) with T known to the compiler, so that the loop tests none: the
+// channels_last bilinear halving of (4, 64, 56, 56), read from the L3 cache, measured 60 -> 57-58
+// us with 1 thread and 37-38 -> 34-35 us with 2 (an AMD EPYC, Zen 4).
 RESIZE_AD_AVX512 void fused_line16(const float* src, const int64_t* off, const float* tw, int64_t T,
                                    const Line<float>& L, int64_t inner, int64_t o0, int64_t o1, float* out,
                                    bool nt) {
+  if (T == 2) return fused_rows<Floats16, 2>(src, off, tw, T, L, inner, o0, o1, out, nt);
   fused_rows<Floats16>(src, off, tw, T, L, inner, o0, o1, out, nt);
 }
 #endif
