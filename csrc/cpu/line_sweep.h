@@ -513,12 +513,18 @@ int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, float* out, Pixel
   const __m256i first_hi = _mm256_setr_epi32(0, 1, 2, 0, 1, 2, 0, 0);
   const __m256i second_lo = _mm256_setr_epi32(3, 4, 5, 3, 3, 3, 3, 3);
   const __m256i second_hi = _mm256_setr_epi32(3, 3, 3, 3, 4, 5, 3, 3);
+  // Two taps of both pixels of a C = 3 pair from their spans x and y: the first tap's to u, the
+  // second's to v.
+  auto lanes = [&](__m256 x, __m256 y, __m256& u, __m256& v) {
+    u = _mm256_blend_ps(x, _mm256_permutevar8x32_ps(y, first_hi), 0x38);
+    v = _mm256_blend_ps(_mm256_permutevar8x32_ps(x, second_lo), _mm256_permutevar8x32_ps(y, second_hi), 0x38);
+  };
   // Spans of two taps whose second tap of a pixel is the zero slot's padding (Line::span_pairs
   // bits 1 and 2): that pixel's lanes of the second tap's vector set to 0, as its masked load.
   // keep[code]: the lanes kept, for every code (no branch per pair).
   const bool masked = KT == 2 && L.zero_slot;
   __m256 keep[8];
-  for (int code = 0; code < 8; ++code) {
+  for (int code = 0; masked && code < 8; ++code) {
     const int lo = code & 2 ? 0 : -1, hi = code & 4 ? 0 : -1;
     keep[code] = _mm256_castsi256_ps(C == 4 ? _mm256_setr_epi32(lo, lo, lo, lo, hi, hi, hi, hi)
                                             : _mm256_setr_epi32(lo, lo, lo, hi, hi, hi, -1, -1));
@@ -536,19 +542,15 @@ int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, float* out, Pixel
     if (code) {
       const __m256 a = span(idx[o]), b = span(idx[o + C]);
       if constexpr (C == 3) {  // the pair's six sums in lanes 0-5 as they are stored: no packing
-        const __m256 t0 = _mm256_blend_ps(a, _mm256_permutevar8x32_ps(b, first_hi), 0x38);
-        __m256 t1 = _mm256_blend_ps(_mm256_permutevar8x32_ps(a, second_lo),
-                                    _mm256_permutevar8x32_ps(b, second_hi), 0x38);
-        if (masked) t1 = _mm256_and_ps(t1, keep[code]);
-        acc = _mm256_mul_ps(_mm256_loadu_ps(wt + o), t0);
-        acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + n + o), t1, acc);
+        __m256 u, v;  // two taps of the pair: lanes 0-2 the first pixel's, 3-5 the second's
+        lanes(a, b, u, v);
+        if (masked) v = _mm256_and_ps(v, keep[code]);
+        acc = _mm256_mul_ps(_mm256_loadu_ps(wt + o), u);
+        acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + n + o), v, acc);
         if constexpr (KT == 4) {  // taps 2 and 3: the spans six floats on
-          const __m256 c = span(idx[o] + 6), d = span(idx[o + C] + 6);
-          const __m256 t2 = _mm256_blend_ps(c, _mm256_permutevar8x32_ps(d, first_hi), 0x38);
-          const __m256 t3 = _mm256_blend_ps(_mm256_permutevar8x32_ps(c, second_lo),
-                                            _mm256_permutevar8x32_ps(d, second_hi), 0x38);
-          acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + 2 * n + o), t2, acc);
-          acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + 3 * n + o), t3, acc);
+          lanes(span(idx[o] + 6), span(idx[o + C] + 6), u, v);
+          acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + 2 * n + o), u, acc);
+          acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + 3 * n + o), v, acc);
         }
         _mm256_storeu_ps(out + o, acc);  // lanes 6 and 7 overwritten next
         continue;
@@ -667,6 +669,15 @@ template <int C, int KT, int TT>
 __attribute__((noinline)) int64_t blended_pairs(const float* src, const int64_t* off, const float* tw,
                                                 const Line<float>& L, int64_t o0, int64_t o1, float* out) {
   return blended_pairs_body<C, KT, TT>(src, off, tw, L, o0, o1, out);
+}
+
+// The first input position (at least lo, at most hi) that outputs [o, o1) of a gathered line
+// read: where the rest of a line that a direct kernel stopped short of is blended into scratch.
+inline int64_t rest_from(const Line<float>& L, int64_t o, int64_t o1, int64_t lo, int64_t hi) {
+  int64_t from = hi;
+  for (int64_t q = o; q < o1; ++q)
+    if (L.len[q] > 0) from = std::min(from, L.start[q]);
+  return std::max(from, lo);
 }
 
 // Whether sweep_segment resamples a line of one channel per position whose blocks are halvings
@@ -1391,6 +1402,13 @@ struct SweepScratch {
   }
 };
 
+// Whether run_sweep prefetches the next line's rows of row_bytes each (of an input larger than
+// the caches keep, lines stepping over rows): short rows, and rows of up to 4 KiB that
+// consecutive lines share (`shared`); see run_sweep for the measurements.
+inline bool prefetches_rows(int64_t row_bytes, bool shared) {
+  return row_bytes > 256 && (row_bytes <= 2048 || (shared && row_bytes <= 4096));
+}
+
 #if RESIZE_AD_AVX2
 // Sweeps whose every line is one kernel over the whole line, reading its own input lines (one
 // leading axis, one segment; no ring, stage, streaming, pretouch or row prefetch): run_sweep runs
@@ -1409,16 +1427,15 @@ inline OwnLines own_lines_of(const Sweep<float>& P) {
   if (P.lead.size() != 1 || P.nseg != 1 || P.ring != 0 || P.stream || P.stream_rows || P.pretouch ||
       P.inner != 1 || !L.ragged.empty())
     return OwnLines::kNone;
-  // An input larger than the caches keep: run_sweep prefetches the next line's rows where they
-  // are short, or of up to 4 KiB where consecutive lines share rows (run_sweep's condition, less
-  // its step test); own_lines does not, so such sweeps stay with run_sweep.
+  // An input larger than the caches keep whose rows run_sweep prefetches (prefetches_rows, any
+  // line sharing rows with the next counted as all of them): own_lines does not, so such sweeps
+  // stay with run_sweep.
   if (P.prefetch) {
     const Line<float>& a = *P.lead[0];
-    const int64_t row_bytes = (P.seg_hi[0] - P.seg_lo[0]) * int64_t{sizeof(float)};
     bool shared = false;
     for (int64_t o = 1; o < a.out && !shared; ++o)
       shared = a.len[o - 1] > 0 && a.start[o - 1] + a.len[o - 1] > a.start[o];
-    if (row_bytes > 256 && (row_bytes <= 2048 || (shared && row_bytes <= 4096))) return OwnLines::kNone;
+    if (prefetches_rows((P.seg_hi[0] - P.seg_lo[0]) * int64_t{sizeof(float)}, shared)) return OwnLines::kNone;
   }
   if (L.step == 3 && L.K > 1 && !L.regular) return OwnLines::kRgbPairs;
   if (L.step == 3 && L.regular) return OwnLines::kRgbHalving;
@@ -1467,11 +1484,7 @@ __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* 
         o = blended_pairs_body<3, KT, TT>(src, off, tw, L, 0, n, out);
       }
       if (o < n) {
-        const int64_t hi = P.seg_hi[0];
-        int64_t from = hi;
-        for (int64_t q = o; q < n; ++q)
-          if (L.len[q] > 0) from = std::min(from, L.start[q]);
-        from = std::max(from, P.seg_lo[0]);
+        const int64_t hi = P.seg_hi[0], from = rest_from(L, o, n, P.seg_lo[0], hi);
         if (hi > from) blend(src + from, off, tw, TT, tmp + from, hi - from);
         gather_dispatch(static_cast<const float*>(tmp), L, o, n, out, obuf);
       }
@@ -1563,12 +1576,7 @@ void sweep_segment(const Sweep<acc_t>& P, const src_t* src, dst_t* drow, int64_t
               : last.step == 1 ? blended_halving(src, off, tw, T, last, o0, o1, drow)
                                : blended_pairs_line(src, off, tw, T, last, o0, o1, drow);
           if (o >= o1) return;
-          if (o > o0) {  // the rest through scratch: the span its taps read
-            from = hi;
-            for (int64_t q = o; q < o1; ++q)
-              if (last.len[q] > 0) from = std::min(from, last.start[q]);
-            from = std::max(from, lo);
-          }
+          if (o > o0) from = rest_from(last, o, o1, lo, hi);  // the rest through scratch: the span its taps read
         }
       }
 #endif
@@ -1775,8 +1783,7 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
         const int64_t lo = P.seg_lo[sg] * P.inner, hi = P.seg_hi[sg] * P.inner;
         const int64_t row_bytes = (hi - lo) * static_cast<int64_t>(sizeof(src_t));
         const bool shared = T * in_row > step;  // consecutive lines read some rows in common
-        if (P.prefetch && step > in_row && row_bytes > 256 &&
-            (row_bytes <= 2048 || (shared && row_bytes <= 4096))) {
+        if (P.prefetch && step > in_row && prefetches_rows(row_bytes, shared)) {
           const int64_t bytes = T * row_bytes;
           const int64_t ahead = std::clamp<int64_t>((int64_t{16} << 10) / bytes, 1, 4);
           constexpr int64_t per_line = 64 / sizeof(src_t);

@@ -290,11 +290,11 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
           if (L.idx[j * L.out + C * i] != p + C * j) return 0;
         return 1;
       };
+      std::vector<uint8_t> kind(px);
+      for (int64_t i = 0; i < px; ++i) kind[i] = spans(i);
       L.span_pairs.assign(px, 0);
-      for (int64_t i = 0; i + 1 < px; ++i) {
-        const int a = spans(i), b = a ? spans(i + 1) : 0;
-        L.span_pairs[i] = b ? 1 | (a == 2 ? 2 : 0) | (b == 2 ? 4 : 0) : 0;
-      }
+      for (int64_t i = 0; i + 1 < px; ++i)
+        if (kind[i] && kind[i + 1]) L.span_pairs[i] = 1 | (kind[i] == 2 ? 2 : 0) | (kind[i + 1] == 2 ? 4 : 0);
     }
     if (std::is_same_v<acc_t, float> && (L.step == 3 || L.step == 4)) {
       const int64_t C = L.step, px = L.out / C;
