@@ -337,6 +337,10 @@ BLENDED_PAIRS = [
     # downscale whose pixels step two and three pixels.
     ((1, 40, 64), dict(size=(20, 32), mode="bicubic")),
     ((2, 60, 80), dict(size=(22, 30), mode="bicubic")),
+    # RGBA halvings of four taps (line_sweep.h halving_quads, AVX-512): antialiased bilinear,
+    # and one output line of bicubic split in segments (2 threads) inside the run.
+    ((1, 20, 130), dict(size=(10, 65), mode="bilinear", antialias=True)),
+    ((1, 2, 300), dict(size=(1, 150), mode="bicubic")),
 ]
 
 

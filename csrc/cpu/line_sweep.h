@@ -75,6 +75,9 @@ inline void store8f(c10::BFloat16* p, __m256 v) {
 // to 0 and keeps a NaN's sign and payload: a block with either takes store8f.
 #define RESIZE_AD_AVX512BF16 __attribute__((target("avx512f,avx512vl,avx512dq,avx512bf16,avx2,fma,f16c")))
 #define RESIZE_AD_INLINE __attribute__((always_inline)) inline
+#ifndef RESIZE_AD_AVX512
+#define RESIZE_AD_AVX512 __attribute__((target("avx512f,avx2,fma,f16c")))
+#endif
 RESIZE_AD_AVX512BF16 inline void store8f_bf16(c10::BFloat16* p, __m256 v) {
   if (__builtin_expect(_mm256_fpclass_ps_mask(v, 0xA1) != 0, 0)) return store8f(p, v);  // NaN, denormal
   const __m128bh r = _mm256_cvtneps_pbh(v);
@@ -887,6 +890,31 @@ inline void steady_pairs(const float* row, const Line<float>& L, int64_t a, int6
 }
 #endif
 
+#if RESIZE_AD_AVX2
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+// Outputs [a, b) of an RGBA line's halving run (Line::halving_lo; a and b four pixels from
+// halving_lo on), four pixels per 512-bit vector: tap j of pixels o .. o + 3 is every second
+// pixel from the first's tap j, two 512-bit loads and a shuffle of their 128-bit lanes; the
+// weights broadcast. The sums of gather_line, in its order.
+RESIZE_AD_AVX512 void halving_quads(const float* row, const Line<float>& L, int64_t a, int64_t b, float* out) {
+  const int64_t n = L.out, lo = L.halving_lo;
+  __m512 w[4];
+  for (int64_t j = 0; j < 4; ++j) w[j] = _mm512_set1_ps(L.wt[j * n + lo]);
+  const float* p = row + L.idx[lo] + 2 * (a - lo);
+  for (int64_t o = a; o < b; o += 16, p += 32) {
+    const __m512 x = _mm512_loadu_ps(p), y = _mm512_loadu_ps(p + 16);  // pixels 0-3, 4-7
+    const __m512 u = _mm512_loadu_ps(p + 8), v = _mm512_loadu_ps(p + 24);  // pixels 2-5, 6-9
+    __m512 acc = _mm512_mul_ps(w[0], _mm512_shuffle_f32x4(x, y, 0x88));  // pixels 0, 2, 4, 6
+    acc = _mm512_fmadd_ps(w[1], _mm512_shuffle_f32x4(x, y, 0xDD), acc);  // 1, 3, 5, 7
+    acc = _mm512_fmadd_ps(w[2], _mm512_shuffle_f32x4(u, v, 0x88), acc);  // 2, 4, 6, 8
+    acc = _mm512_fmadd_ps(w[3], _mm512_shuffle_f32x4(u, v, 0xDD), acc);  // 3, 5, 7, 9
+    _mm512_storeu_ps(out + o, acc);
+  }
+}
+#pragma GCC diagnostic pop
+#endif
+
 template <typename D, typename acc_t>
 void gather_sweep(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* out,
                   float* obuf) {
@@ -910,6 +938,18 @@ void gather_sweep(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1
       if (b > a) {
         if (a > o0) gather_sweep(row, L, o0, a, out, obuf);
         steady_pairs(row, L, a, b, out);
+        if (b >= o1) return;
+        o0 = b;
+      }
+    }
+    // The halving run of RGBA lines of four taps (AVX-512); the outputs before it as below.
+    if (L.halving_hi > L.halving_lo && cpu_has_avx512()) {
+      const int64_t lo = L.halving_lo;
+      const int64_t a = lo + std::max<int64_t>(0, o0 - lo + 15) / 16 * 16;
+      const int64_t b = a + std::max<int64_t>(0, std::min(o1, L.halving_hi) - a) / 16 * 16;
+      if (b > a) {
+        if (a > o0) gather_sweep(row, L, o0, a, out, obuf);
+        halving_quads(row, L, a, b, out);
         if (b >= o1) return;
         o0 = b;
       }
@@ -1244,9 +1284,6 @@ bool fuse_pays(int64_t inner, int64_t T, int64_t taps, int64_t span) {
 // v[p][c] = sum_t tw[t] * src[off[t] + p * inner + c], each sum in blend's and inner_line's order,
 // so the values are theirs. nt (Sweep::stream_rows): stored non-temporally where out is aligned.
 #if RESIZE_AD_AVX2
-#ifndef RESIZE_AD_AVX512
-#define RESIZE_AD_AVX512 __attribute__((target("avx512f,avx2,fma,f16c")))
-#endif
 // The vector operations of fused_rows on W floats: eight (AVX2), sixteen (AVX-512F, for the
 // callers built for it).
 struct Floats8 {

@@ -118,6 +118,11 @@ struct Line {
   // slot): step pairs from steady_lo on, each pair's taps one pixel after the pair before's, with
   // its weights (x2 upscales, linear and cubic: line_sweep.h steady_pairs); at least kSteadyPairs.
   int64_t steady_lo = 0, steady_hi = 0;
+  // Outputs [halving_lo, halving_hi) (empty: none) of an RGBA line of four taps (bicubic and
+  // antialiased bilinear halvings): pixel lo / 4 + i reads the four pixels from idx[halving_lo]
+  // + 8 i (tap j, 4 j floats on), all with the first's weights, inside the line; a multiple of
+  // four pixels, at least kHalvingPixels (line_sweep.h halving_quads).
+  int64_t halving_lo = 0, halving_hi = 0;
   // Exact halvings: every output reads the taps of the one before two positions further on,
   // with the same weights (float gather lines of two taps: of one channel, every block
   // kStride2Pairs, 16 floats after the one before; RGBA, every pixel's span of both taps 8
@@ -129,6 +134,8 @@ struct Line {
 
 // The fewest pairs of pixels that make a steady run (Line::steady_lo).
 constexpr int64_t kSteadyPairs = 8;
+// The fewest pixels that make a halving run (Line::halving_lo).
+constexpr int64_t kHalvingPixels = 16;
 
 // Float gather lines of at most this many taps get a load plan (plan_loads): with five to
 // sixteen taps (antialiased downscales by less than four) measured 1.2x-1.5x faster forward and
@@ -330,6 +337,38 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
         }
       }
       L.steady_hi = best >= 2 * kSteadyPairs ? L.steady_lo + C * best : L.steady_lo;
+    }
+    if (std::is_same_v<acc_t, float> && L.step == 4 && L.K == 4 && !L.zero_slot) {
+      // The longest run of pixels each reading the taps of the one before two pixels on, with
+      // its weights, every tap inside the line.
+      const int64_t n = L.out, px = n / 4;
+      auto follows = [&](int64_t i) {  // pixel i as pixel i - 1 two pixels on
+        bool same = L.idx[4 * i] + 16 <= L.in;
+        for (int64_t j = 0; j < 4 && same; ++j)
+          for (int64_t c = 0; c < 4 && same; ++c) {
+            const int64_t q = j * n + 4 * i + c;
+            same = L.idx[q] == L.idx[4 * i] + 4 * j + c && L.wt[q] == L.wt[j * n + 4 * i] &&
+                   (i == 0 || (L.idx[q] == L.idx[q - 4] + 8 && L.wt[q] == L.wt[q - 4]));
+          }
+        return same;
+      };
+      int64_t best = 0, best_lo = 0;
+      for (int64_t i = 0; i < px;) {
+        bool first = true;
+        for (int64_t c = 0; c < 4; ++c)  // pixel i's own taps: consecutive pixels, equal channels
+          for (int64_t j = 0; j < 4; ++j)
+            first &= L.idx[j * n + 4 * i + c] == L.idx[4 * i] + 4 * j + c && L.wt[j * n + 4 * i + c] == L.wt[j * n + 4 * i];
+        if (!first || L.idx[4 * i] + 16 > L.in) {
+          ++i;
+          continue;
+        }
+        int64_t e = i + 1;
+        while (e < px && follows(e)) ++e;
+        if (e - i > best) best = e - i, best_lo = i;
+        i = e;
+      }
+      best = best / 4 * 4;
+      if (best >= kHalvingPixels) L.halving_lo = 4 * best_lo, L.halving_hi = 4 * (best_lo + best);
     }
     if (std::is_same_v<acc_t, float> && L.K == 2 && !L.zero_slot && L.ragged.empty() &&
         ((L.out % 8 == 0 && (L.step == 1 || L.step == 4)) || L.step == 3)) {
