@@ -825,13 +825,61 @@ inline bool blended_rgb_halving_pays(const Line<float>& L, int64_t T) {
   return L.step == 3 && L.regular && T >= 2 && T <= 4;
 }
 
-// blended_rgb_halving for T input lines; `from_memory` (Sweep::prefetch: an input larger than
-// the caches keep) loads each pair's taps, the others shift them from six loads (rgb_halving_of).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+// The blend of TT input lines r[t] (weights w[t]) at q, sixteen floats: LinesBlend::at's sums.
+template <int TT>
+RESIZE_AD_AVX512 RESIZE_AD_INLINE __m512 lines16(const float* const* r, const __m512* w, int64_t q) {
+  __m512 v = _mm512_fmadd_ps(w[1], _mm512_loadu_ps(r[1] + q), _mm512_mul_ps(w[0], _mm512_loadu_ps(r[0] + q)));
+  if constexpr (TT > 2) v = _mm512_fmadd_ps(w[2], _mm512_loadu_ps(r[2] + q), v);
+  if constexpr (TT > 3) v = _mm512_fmadd_ps(w[3], _mm512_loadu_ps(r[3] + q), v);
+  return v;
+}
+
+// blended_rgb_halving in 512-bit vectors (AVX-512): eight pixels (24 outputs) per step from the
+// blends v of their 48 input floats, each blended once (the next step's first vector is this
+// step's fourth): h = w0 * v + w1 * v three floats on (a pixel's two taps, as rgb_halving_of adds
+// them: the same values) at every position, and the outputs are the first three of every six
+// floats of h, gathered by three compresses and stored masked. Returns where it stopped: a step
+// whose four loads would leave the line, or whose outputs would pass o1.
+template <int TT>
+RESIZE_AD_AVX512 __attribute__((noinline)) int64_t rgb_halving16(const float* src, const int64_t* off, const float* tw,
+                                                                 const Line<float>& L, int64_t o0, int64_t o1, float* out) {
+  if (o0 % 24 != 0) return o0;
+  const float* r[4];
+  __m512 w[4];
+  for (int t = 0; t < TT; ++t) r[t] = src + off[t], w[t] = _mm512_set1_ps(tw[t]);
+  const __m512 w0 = _mm512_set1_ps(L.wt[0]), w1 = _mm512_set1_ps(L.wt[L.out]);
+  // h's floats 0-15, 16-31, 32-47 whose position mod 6 is below 3: 9, 8 and 7 outputs.
+  constexpr __mmask16 k0 = 0x71C7, k1 = 0xC71C, k2 = 0x1C71;
+  auto pairs = [&](__m512 a, __m512 b) RESIZE_AD_AVX512 {
+    const __m512 s = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(b), _mm512_castps_si512(a), 3));
+    return _mm512_fmadd_ps(w1, s, _mm512_mul_ps(w0, a));
+  };
+  int64_t o = o0;
+  if (o + 24 > o1 || L.idx[0] + 2 * o + 64 > L.in) return o;
+  __m512 v0 = lines16<TT>(r, w, L.idx[0] + 2 * o);
+  for (; o + 24 <= o1 && L.idx[0] + 2 * o + 64 <= L.in; o += 24) {
+    const int64_t q = L.idx[0] + 2 * o;
+    const __m512 v1 = lines16<TT>(r, w, q + 16), v2 = lines16<TT>(r, w, q + 32), v3 = lines16<TT>(r, w, q + 48);
+    _mm512_mask_storeu_ps(out + o, 0x1FF, _mm512_maskz_compress_ps(k0, pairs(v0, v1)));
+    _mm512_mask_storeu_ps(out + o + 9, 0xFF, _mm512_maskz_compress_ps(k1, pairs(v1, v2)));
+    _mm512_mask_storeu_ps(out + o + 17, 0x7F, _mm512_maskz_compress_ps(k2, pairs(v2, v3)));
+    v0 = v3;
+  }
+  return o;
+}
+#pragma GCC diagnostic pop
+
+// blended_rgb_halving for T input lines (rgb_halving16 first, on AVX-512); `from_memory`
+// (Sweep::prefetch: an input larger than the caches keep) loads each pair's taps, the others
+// shift them from six loads (rgb_halving_of).
 inline int64_t blended_rgb_halving_line(const float* src, const int64_t* off, const float* tw, int64_t T,
                                         const Line<float>& L, int64_t o0, int64_t o1, float* out,
                                         bool from_memory) {
   return with_lines(T, [&](auto t) {
     constexpr int TT = decltype(t)::value;
+    if (cpu_has_avx512()) o0 = rgb_halving16<TT>(src, off, tw, L, o0, o1, out);
     return from_memory ? blended_rgb_halving<TT, false>(src, off, tw, L, o0, o1, out)
                        : blended_rgb_halving<TT, true>(src, off, tw, L, o0, o1, out);
   });
@@ -1516,7 +1564,8 @@ __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* 
       // The pixels after the last block of eight (REG) or pair: through scratch, the span they read.
       int64_t o;
       if constexpr (REG) {
-        o = blended_rgb_halving_body<TT, !MEM>(src, off, tw, L, 0, n, out);
+        o = cpu_has_avx512() ? rgb_halving16<TT>(src, off, tw, L, 0, n, out) : 0;
+        o = blended_rgb_halving_body<TT, !MEM>(src, off, tw, L, o, n, out);
       } else {
         o = blended_pairs_body<3, KT, TT>(src, off, tw, L, 0, n, out);
       }
