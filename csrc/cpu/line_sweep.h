@@ -1488,10 +1488,11 @@ struct SweepScratch {
 };
 
 // Whether run_sweep prefetches the next line's rows of row_bytes each (of an input larger than
-// the caches keep, lines stepping over rows): short rows, and rows of up to 4 KiB that
-// consecutive lines share (`shared`); see run_sweep for the measurements.
-inline bool prefetches_rows(int64_t row_bytes, bool shared) {
-  return row_bytes > 256 && (row_bytes <= 2048 || (shared && row_bytes <= 4096));
+// the caches keep, lines stepping over rows; `taps` rows per line): short rows, and rows of up to
+// 4 KiB that consecutive lines share (`shared`) where a line reads more than four of them; see
+// run_sweep for the measurements.
+inline bool prefetches_rows(int64_t row_bytes, bool shared, int64_t taps) {
+  return row_bytes > 256 && (row_bytes <= 2048 || (shared && taps > 4 && row_bytes <= 4096));
 }
 
 #if RESIZE_AD_AVX2
@@ -1520,7 +1521,7 @@ inline OwnLines own_lines_of(const Sweep<float>& P) {
     bool shared = false;
     for (int64_t o = 1; o < a.out && !shared; ++o)
       shared = a.len[o - 1] > 0 && a.start[o - 1] + a.len[o - 1] > a.start[o];
-    if (prefetches_rows((P.seg_hi[0] - P.seg_lo[0]) * int64_t{sizeof(float)}, shared)) return OwnLines::kNone;
+    if (prefetches_rows((P.seg_hi[0] - P.seg_lo[0]) * int64_t{sizeof(float)}, shared, a.K)) return OwnLines::kNone;
   }
   if (L.step == 3 && L.K > 1 && !L.regular) return OwnLines::kRgbPairs;
   if (L.step == 3 && L.regular) return OwnLines::kRgbHalving;
@@ -1856,7 +1857,12 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
         // plane ends). Nearest-exact and area downscales of rows of 112 and 128 floats measured
         // 1.4x-2.3x faster with them; where consecutive lines share rows (T > step / in_row),
         // bilinear x2 backwards of 128-float rows 1.2x-1.3x, antialiased and bicubic downscales of
-        // 1000- and 1024-float rows 1.1x-1.3x with one thread (0.93x-1.05x with two). Rows of at
+        // 1000- and 1024-float rows 1.1x-1.3x with one thread (0.93x-1.05x with two). On an AMD
+        // EPYC (Zen 4) the prefetches of lines of four such rows stalled the thread (bicubic
+        // downscales of three 600 x 800 and 1000 x 1000 planes to 224 and 400: 1.2x-1.6x faster
+        // without them, 1 and 2 threads), while antialiased bilinear 1024 -> 224 (ten rows a
+        // line) still gained with one thread: rows of 2 to 4 KiB are prefetched for lines of
+        // more than four. Rows of at
         // most 64 floats the prefetchers follow themselves: there the prefetches measured
         // 1.06x-1.12x slower (antialiased, area and bilinear halvings of 64 x 64 planes); so they
         // did on rows of 768 to 1024 floats that consecutive lines do not share (bilinear, area and
@@ -1869,7 +1875,7 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
         const int64_t lo = P.seg_lo[sg] * P.inner, hi = P.seg_hi[sg] * P.inner;
         const int64_t row_bytes = (hi - lo) * static_cast<int64_t>(sizeof(src_t));
         const bool shared = T * in_row > step;  // consecutive lines read some rows in common
-        if (P.prefetch && step > in_row && prefetches_rows(row_bytes, shared)) {
+        if (P.prefetch && step > in_row && prefetches_rows(row_bytes, shared, T)) {
           const int64_t bytes = T * row_bytes;
           const int64_t ahead = std::clamp<int64_t>((int64_t{16} << 10) / bytes, 1, 4);
           constexpr int64_t per_line = 64 / sizeof(src_t);
