@@ -395,6 +395,9 @@ HALVINGS = [
     # An input larger than the caches keep (Sweep::prefetch) whose rows of 4 KiB run_sweep would
     # not prefetch: its lines in own_lines' loop.
     ((1, 1, 1040, 1030), dict(size=(520, 515), mode="bilinear")),
+    # Such an input whose lines share no rows and take no halving blocks (kStagedAhead: the next
+    # line's rows prefetched as this line's are blended), rows of 1000 floats (a tail of eight).
+    ((1, 2, 600, 1000), dict(size=(224, 400), mode="bilinear")),
 ]
 
 

@@ -1502,11 +1502,13 @@ inline bool prefetches_rows(int64_t row_bytes, bool shared, int64_t taps) {
 // (blended_halving); kPairs, kPairs2: RGBA lines (of two taps: kPairs2) whose pixel pairs reach
 // the line's end (blended_pairs, where it pays for the line's count of leading taps); kStaged:
 // other gathered lines of one channel per position without halving blocks (the blend of the
-// input lines into scratch, then the gather); kRgbHalving: RGB lines of exact halvings
+// input lines into scratch, then the gather; kStagedAhead: those of an input larger than the
+// caches keep whose consecutive lines share no rows, the next line's rows prefetched as this
+// line's are blended, blend_ahead); kRgbHalving: RGB lines of exact halvings
 // (Line::regular, blended_rgb_halving; the pixels after the last block of eight through scratch);
 // kRgbPairs: other RGB lines of several taps (blended_pairs where it pays, the pixels after the
 // last pair through scratch).
-enum class OwnLines { kNone, kHalving, kPairs, kPairs2, kStaged, kRgbHalving, kRgbPairs };
+enum class OwnLines { kNone, kHalving, kPairs, kPairs2, kStaged, kStagedAhead, kRgbHalving, kRgbPairs };
 
 inline OwnLines own_lines_of(const Sweep<float>& P) {
   const Line<float>& L = *P.last;
@@ -1516,9 +1518,9 @@ inline OwnLines own_lines_of(const Sweep<float>& P) {
   // An input larger than the caches keep whose rows run_sweep prefetches (prefetches_rows, any
   // line sharing rows with the next counted as all of them): own_lines does not, so such sweeps
   // stay with run_sweep.
+  bool shared = false;
   if (P.prefetch) {
     const Line<float>& a = *P.lead[0];
-    bool shared = false;
     for (int64_t o = 1; o < a.out && !shared; ++o)
       shared = a.len[o - 1] > 0 && a.start[o - 1] + a.len[o - 1] > a.start[o];
     if (prefetches_rows((P.seg_hi[0] - P.seg_lo[0]) * int64_t{sizeof(float)}, shared, a.K)) return OwnLines::kNone;
@@ -1532,8 +1534,27 @@ inline OwnLines own_lines_of(const Sweep<float>& P) {
   if (L.step == 4 && L.K > 1 && L.pairs_end == L.out) return L.K == 2 ? OwnLines::kPairs2 : OwnLines::kPairs;
   if (L.step == 1 && !L.identity && !L.unit && !L.idx.empty() &&
       std::none_of(L.blk_loads.begin(), L.blk_loads.end(), [](uint8_t l) { return l == kStride2Pairs; }))
-    return OwnLines::kStaged;
+    return P.prefetch && !shared ? OwnLines::kStagedAhead : OwnLines::kStaged;
   return OwnLines::kNone;
+}
+
+// blend of TT input lines (src + off[t], weights tw[t]) into out[0, n), the same sums in the same
+// order, each cache line of the rows `ahead` floats on prefetched as the same one of these is
+// read (the next line's rows, spread over this line's blend rather than fetched in a burst).
+template <int TT>
+inline void blend_ahead(const float* src, const int64_t* off, const float* tw, float* __restrict out, int64_t n,
+                        int64_t ahead) {
+  const LinesBlend<8, TT> blend8(src, off, tw, TT);
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    for (int t = 0; t < TT; ++t) __builtin_prefetch(blend8.r[t] + j + ahead);
+    _mm256_storeu_ps(out + j, blend8.at(j));
+    _mm256_storeu_ps(out + j + 8, blend8.at(j + 8));
+  }
+  if (j < n) {
+    const int64_t o[4] = {off[0] + j, off[1] + j, off[TT > 2 ? 2 : 1] + j, off[TT > 3 ? 3 : 1] + j};
+    blend(src, o, tw, TT, out + j, n - j);
+  }
 }
 
 // Lines [r, r1) of an own_lines_of sweep whose leading taps number TT (two to four), each as
@@ -1600,7 +1621,13 @@ __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* 
       blended_pairs_body<C, KT, TT>(src, off, tw, L, 0, n, out);
     } else {
       const int64_t lo = P.seg_lo[0], hi = P.seg_hi[0];
-      if (hi > lo) blend(src + lo, off, tw, TT, tmp + lo, hi - lo);
+      if constexpr (MEM) {
+        // The next line's rows prefetched a cache line at a time as this line's are blended.
+        const int64_t next = oi + 1 < a.out ? (a.start[oi + 1] - a.start[oi]) * in_row : 0;
+        if (hi > lo) blend_ahead<TT>(src + lo, off, tw, tmp + lo, hi - lo, next);
+      } else {
+        if (hi > lo) blend(src + lo, off, tw, TT, tmp + lo, hi - lo);
+      }
       gather_dispatch(static_cast<const float*>(tmp), L, 0, n, out, obuf);
     }
     if (++oi == a.out) oi = 0, ++b;
@@ -1805,7 +1832,10 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
               case OwnLines::kPairs2:
                 return reg ? own_lines<4, 2, TT, true>(P, src, dst, item, end, S.tmp, S.obuf)
                            : own_lines<4, 2, TT, false>(P, src, dst, item, end, S.tmp, S.obuf);
-              case OwnLines::kStaged: return own_lines<0, 0, TT, false>(P, src, dst, item, end, S.tmp, S.obuf);
+              case OwnLines::kStaged:
+                return own_lines<0, 0, TT, false>(P, src, dst, item, end, S.tmp, S.obuf);
+              case OwnLines::kStagedAhead:
+                return own_lines<0, 0, TT, false, true>(P, src, dst, item, end, S.tmp, S.obuf);
               case OwnLines::kRgbHalving:
                 return P.prefetch ? own_lines<3, 2, TT, true, true>(P, src, dst, item, end, S.tmp, S.obuf)
                                   : own_lines<3, 2, TT, true>(P, src, dst, item, end, S.tmp, S.obuf);
