@@ -1566,7 +1566,8 @@ inline void blend_ahead(const float* src, const int64_t* off, const float* tw, f
 // count of taps, or r1 (or r, where blended_pairs does not pay for TT taps).
 // REG: a regular line (Line::regular), positions computed and weights broadcast. MEM: an input
 // larger than the caches keep (Sweep::prefetch), whose RGB halvings load each pair's taps
-// (blended_rgb_halving_line's from_memory).
+// (blended_rgb_halving_line's from_memory) and whose staged lines (kStagedAhead) prefetch the
+// next line's rows as they blend (blend_ahead).
 template <int C, int KT, int TT, bool REG, bool MEM = false>
 __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* src, float* dst, int64_t r,
                                             int64_t r1, float* tmp, float* obuf) {
