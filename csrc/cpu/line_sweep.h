@@ -794,37 +794,6 @@ inline int64_t rgb_halving(const float* row, const Line<float>& L, int64_t o0, i
   return rgb_halving_of<true>(L, o0, o1, out, [&](int64_t q) { return _mm256_loadu_ps(row + q); });
 }
 
-// rgb_halving over the blend of T = TT input lines, each load blended where it is read (in
-// blend's order, so blend's values); blended_rgb_halving is it as a function of its own per TT,
-// as halving_run.
-template <int TT, bool SHIFTED>
-inline int64_t blended_rgb_halving_body(const float* src, const int64_t* off, const float* tw,
-                                        const Line<float>& L, int64_t o0, int64_t o1, float* out) {
-  const LinesBlend<8, TT> blend8(src, off, tw, TT);
-  return rgb_halving_of<SHIFTED>(L, o0, o1, out, [&](int64_t q) { return blend8.at(q); });
-}
-template <int TT, bool SHIFTED>
-__attribute__((noinline)) int64_t blended_rgb_halving(const float* src, const int64_t* off, const float* tw,
-                                                      const Line<float>& L, int64_t o0, int64_t o1, float* out) {
-  return blended_rgb_halving_body<TT, SHIFTED>(src, off, tw, L, o0, o1, out);
-}
-
-// Outputs [o0, o1) of a blended_halving_pays line from the blend of T input lines (src + off[t],
-// weights tw[t]), block by block while the blocks are kStride2Pairs: the two loads of each block
-// blended in blend's order, then its taps as planned_run takes them, so the values are blend's
-// and gather_line's. Returns where it stopped (the caller finishes the rest).
-inline int64_t blended_halving(const float* src, const int64_t* off, const float* tw, int64_t T,
-                               const Line<float>& L, int64_t o0, int64_t o1, float* out) {
-  if (o0 % 8 != 0) return o0;
-  return with_lines(T, [&](auto t) { return halving_run<decltype(t)::value>(src, off, tw, L, o0 / 8, o1, out); });
-}
-
-// Whether sweep_segment resamples an RGB halving (Line::regular, step 3) from the T input lines
-// directly (blended_rgb_halving): always, for two to four lines.
-inline bool blended_rgb_halving_pays(const Line<float>& L, int64_t T) {
-  return L.step == 3 && L.regular && T >= 2 && T <= 4;
-}
-
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
 // The blend of TT input lines r[t] (weights w[t]) at q, sixteen floats: LinesBlend::at's sums.
@@ -856,10 +825,11 @@ RESIZE_AD_AVX512 __attribute__((noinline)) int64_t rgb_halving16(const float* sr
     const __m512 s = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(b), _mm512_castps_si512(a), 3));
     return _mm512_fmadd_ps(w1, s, _mm512_mul_ps(w0, a));
   };
+  auto fits = [&](int64_t o) { return o + 24 <= o1 && L.idx[0] + 2 * o + 64 <= L.in; };
   int64_t o = o0;
-  if (o + 24 > o1 || L.idx[0] + 2 * o + 64 > L.in) return o;
+  if (!fits(o)) return o;
   __m512 v0 = lines16<TT>(r, w, L.idx[0] + 2 * o);
-  for (; o + 24 <= o1 && L.idx[0] + 2 * o + 64 <= L.in; o += 24) {
+  for (; fits(o); o += 24) {
     const int64_t q = L.idx[0] + 2 * o;
     const __m512 v1 = lines16<TT>(r, w, q + 16), v2 = lines16<TT>(r, w, q + 32), v3 = lines16<TT>(r, w, q + 48);
     _mm512_mask_storeu_ps(out + o, 0x1FF, _mm512_maskz_compress_ps(k0, pairs(v0, v1)));
@@ -871,15 +841,46 @@ RESIZE_AD_AVX512 __attribute__((noinline)) int64_t rgb_halving16(const float* sr
 }
 #pragma GCC diagnostic pop
 
-// blended_rgb_halving for T input lines (rgb_halving16 first, on AVX-512); `from_memory`
-// (Sweep::prefetch: an input larger than the caches keep) loads each pair's taps, the others
-// shift them from six loads (rgb_halving_of).
+// rgb_halving over the blend of T = TT input lines, each load blended where it is read (in
+// blend's order, so blend's values); blended_rgb_halving is it as a function of its own per TT,
+// as halving_run.
+template <int TT, bool SHIFTED>
+inline int64_t blended_rgb_halving_body(const float* src, const int64_t* off, const float* tw,
+                                        const Line<float>& L, int64_t o0, int64_t o1, float* out) {
+  if (cpu_has_avx512()) o0 = rgb_halving16<TT>(src, off, tw, L, o0, o1, out);
+  const LinesBlend<8, TT> blend8(src, off, tw, TT);
+  return rgb_halving_of<SHIFTED>(L, o0, o1, out, [&](int64_t q) { return blend8.at(q); });
+}
+template <int TT, bool SHIFTED>
+__attribute__((noinline)) int64_t blended_rgb_halving(const float* src, const int64_t* off, const float* tw,
+                                                      const Line<float>& L, int64_t o0, int64_t o1, float* out) {
+  return blended_rgb_halving_body<TT, SHIFTED>(src, off, tw, L, o0, o1, out);
+}
+
+// Outputs [o0, o1) of a blended_halving_pays line from the blend of T input lines (src + off[t],
+// weights tw[t]), block by block while the blocks are kStride2Pairs: the two loads of each block
+// blended in blend's order, then its taps as planned_run takes them, so the values are blend's
+// and gather_line's. Returns where it stopped (the caller finishes the rest).
+inline int64_t blended_halving(const float* src, const int64_t* off, const float* tw, int64_t T,
+                               const Line<float>& L, int64_t o0, int64_t o1, float* out) {
+  if (o0 % 8 != 0) return o0;
+  return with_lines(T, [&](auto t) { return halving_run<decltype(t)::value>(src, off, tw, L, o0 / 8, o1, out); });
+}
+
+// Whether sweep_segment resamples an RGB halving (Line::regular, step 3) from the T input lines
+// directly (blended_rgb_halving): always, for two to four lines.
+inline bool blended_rgb_halving_pays(const Line<float>& L, int64_t T) {
+  return L.step == 3 && L.regular && T >= 2 && T <= 4;
+}
+
+
+// blended_rgb_halving for T input lines; `from_memory` (Sweep::prefetch: an input larger than
+// the caches keep) loads each pair's taps, the others shift them from six loads (rgb_halving_of).
 inline int64_t blended_rgb_halving_line(const float* src, const int64_t* off, const float* tw, int64_t T,
                                         const Line<float>& L, int64_t o0, int64_t o1, float* out,
                                         bool from_memory) {
   return with_lines(T, [&](auto t) {
     constexpr int TT = decltype(t)::value;
-    if (cpu_has_avx512()) o0 = rgb_halving16<TT>(src, off, tw, L, o0, o1, out);
     return from_memory ? blended_rgb_halving<TT, false>(src, off, tw, L, o0, o1, out)
                        : blended_rgb_halving<TT, true>(src, off, tw, L, o0, o1, out);
   });
@@ -979,29 +980,27 @@ void gather_sweep(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1
   if constexpr (std::is_same_v<acc_t, float> && std::is_same_v<D, float>) {
     // The steady pairs of RGB and RGBA lines (x2 upscales); the outputs before them by the
     // kernels below, those after them from o0 on.
-    if (L.steady_hi > L.steady_lo && L.K > 1) {
-      const int64_t C = L.step, lo = L.steady_lo;
-      const int64_t a = lo + std::max<int64_t>(0, o0 - lo + 2 * C - 1) / (2 * C) * (2 * C);
-      const int64_t b = a + std::max<int64_t>(0, std::min(o1 - (C == 3 ? 2 : 0), L.steady_hi) - a) / (2 * C) * (2 * C);
-      if (b > a) {
-        if (a > o0) gather_sweep(row, L, o0, a, out, obuf);
-        steady_pairs(row, L, a, b, out);
-        if (b >= o1) return;
-        o0 = b;
-      }
-    }
+    // A run [lo, hi) of whole units from lo: its part in [o0, o1) by `kernel`, the outputs before
+    // it by the kernels here; false where o1 is reached, else o0 moved past it.
+    auto run = [&](int64_t lo, int64_t hi, int64_t unit, auto kernel) {
+      const int64_t a = lo + std::max<int64_t>(0, o0 - lo + unit - 1) / unit * unit;
+      const int64_t b = a + std::max<int64_t>(0, std::min(o1, hi) - a) / unit * unit;
+      if (b <= a) return true;
+      if (a > o0) gather_sweep(row, L, o0, a, out, obuf);
+      kernel(a, b);
+      if (b >= o1) return false;
+      o0 = b;
+      return true;
+    };
+    // C = 3 stores eight floats a pair: the run ends two outputs before o1 at the latest.
+    if (L.steady_hi > L.steady_lo && L.K > 1 &&
+        !run(L.steady_lo, std::min(L.steady_hi, o1 - (L.step == 3 ? 2 : 0)), 2 * L.step,
+             [&](int64_t a, int64_t b) { steady_pairs(row, L, a, b, out); }))
+      return;
     // The halving run of RGBA lines of four taps (AVX-512); the outputs before it as below.
-    if (L.halving_hi > L.halving_lo && cpu_has_avx512()) {
-      const int64_t lo = L.halving_lo;
-      const int64_t a = lo + std::max<int64_t>(0, o0 - lo + 15) / 16 * 16;
-      const int64_t b = a + std::max<int64_t>(0, std::min(o1, L.halving_hi) - a) / 16 * 16;
-      if (b > a) {
-        if (a > o0) gather_sweep(row, L, o0, a, out, obuf);
-        halving_quads(row, L, a, b, out);
-        if (b >= o1) return;
-        o0 = b;
-      }
-    }
+    if (L.halving_hi > L.halving_lo && cpu_has_avx512() &&
+        !run(L.halving_lo, L.halving_hi, 16, [&](int64_t a, int64_t b) { halving_quads(row, L, a, b, out); }))
+      return;
     // RGBA lines, and RGB ones downscaling (measured 1.1x-1.5x; on RGB upscales the load
     // plan's permutes measured 1.05x-1.15x faster).
     if (L.step == 3 && L.regular) o0 = rgb_halving(row, L, o0, o1, out);
@@ -1551,10 +1550,7 @@ inline void blend_ahead(const float* src, const int64_t* off, const float* tw, f
     _mm256_storeu_ps(out + j, blend8.at(j));
     _mm256_storeu_ps(out + j + 8, blend8.at(j + 8));
   }
-  if (j < n) {
-    const int64_t o[4] = {off[0] + j, off[1] + j, off[TT > 2 ? 2 : 1] + j, off[TT > 3 ? 3 : 1] + j};
-    blend(src, o, tw, TT, out + j, n - j);
-  }
+  if (j < n) blend(src + j, off, tw, TT, out + j, n - j);
 }
 
 // Lines [r, r1) of an own_lines_of sweep whose leading taps number TT (two to four), each as
@@ -1587,8 +1583,7 @@ __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* 
       // The pixels after the last block of eight (REG) or pair: through scratch, the span they read.
       int64_t o;
       if constexpr (REG) {
-        o = cpu_has_avx512() ? rgb_halving16<TT>(src, off, tw, L, 0, n, out) : 0;
-        o = blended_rgb_halving_body<TT, !MEM>(src, off, tw, L, o, n, out);
+        o = blended_rgb_halving_body<TT, !MEM>(src, off, tw, L, 0, n, out);
       } else {
         o = blended_pairs_body<3, KT, TT>(src, off, tw, L, 0, n, out);
       }
@@ -1622,12 +1617,13 @@ __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* 
       blended_pairs_body<C, KT, TT>(src, off, tw, L, 0, n, out);
     } else {
       const int64_t lo = P.seg_lo[0], hi = P.seg_hi[0];
-      if constexpr (MEM) {
-        // The next line's rows prefetched a cache line at a time as this line's are blended.
-        const int64_t next = oi + 1 < a.out ? (a.start[oi + 1] - a.start[oi]) * in_row : 0;
-        if (hi > lo) blend_ahead<TT>(src + lo, off, tw, tmp + lo, hi - lo, next);
-      } else {
-        if (hi > lo) blend(src + lo, off, tw, TT, tmp + lo, hi - lo);
+      if (hi > lo) {
+        if constexpr (MEM) {  // the next line's rows prefetched as this line's are blended
+          const int64_t next = oi + 1 < a.out ? (a.start[oi + 1] - a.start[oi]) * in_row : 0;
+          blend_ahead<TT>(src + lo, off, tw, tmp + lo, hi - lo, next);
+        } else {
+          blend(src + lo, off, tw, TT, tmp + lo, hi - lo);
+        }
       }
       gather_dispatch(static_cast<const float*>(tmp), L, 0, n, out, obuf);
     }

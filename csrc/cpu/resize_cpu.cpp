@@ -342,23 +342,24 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
       // The longest run of pixels each reading the taps of the one before two pixels on, with
       // its weights, every tap inside the line.
       const int64_t n = L.out, px = n / 4;
-      auto follows = [&](int64_t i) {  // pixel i as pixel i - 1 two pixels on
+      auto own = [&](int64_t i) {  // pixel i's taps: consecutive pixels inside the line, channels alike
         bool same = L.idx[4 * i] + 16 <= L.in;
         for (int64_t j = 0; j < 4 && same; ++j)
-          for (int64_t c = 0; c < 4 && same; ++c) {
-            const int64_t q = j * n + 4 * i + c;
-            same = L.idx[q] == L.idx[4 * i] + 4 * j + c && L.wt[q] == L.wt[j * n + 4 * i] &&
-                   (i == 0 || (L.idx[q] == L.idx[q - 4] + 8 && L.wt[q] == L.wt[q - 4]));
-          }
+          for (int64_t c = 0; c < 4 && same; ++c)
+            same = L.idx[j * n + 4 * i + c] == L.idx[4 * i] + 4 * j + c && L.wt[j * n + 4 * i + c] == L.wt[j * n + 4 * i];
+        return same;
+      };
+      auto follows = [&](int64_t i) {  // pixel i as pixel i - 1 two pixels on
+        bool same = own(i);
+        for (int64_t j = 0; j < 4 && same; ++j) {
+          const int64_t q = j * n + 4 * i;
+          same = L.idx[q] == L.idx[q - 4] + 8 && L.wt[q] == L.wt[q - 4];
+        }
         return same;
       };
       int64_t best = 0, best_lo = 0;
       for (int64_t i = 0; i < px;) {
-        bool first = true;
-        for (int64_t c = 0; c < 4; ++c)  // pixel i's own taps: consecutive pixels, equal channels
-          for (int64_t j = 0; j < 4; ++j)
-            first &= L.idx[j * n + 4 * i + c] == L.idx[4 * i] + 4 * j + c && L.wt[j * n + 4 * i + c] == L.wt[j * n + 4 * i];
-        if (!first || L.idx[4 * i] + 16 > L.in) {
+        if (!own(i)) {
           ++i;
           continue;
         }
