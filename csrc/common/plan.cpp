@@ -353,7 +353,8 @@ void resize_into(const at::Tensor& x, at::MemoryFormat fmt, const at::Tensor& ou
   if (stored && *stored != fmt && !x.is_contiguous(fmt) && out.numel() <= x.numel()) {
     at::Tensor scratch = at::empty(out.sizes(), out.options().memory_format(*stored));
     run(make_plan(x, *stored, std::move(tables), k), x, scratch, k);
-    out.copy_(scratch);
+    const bool planar = *stored != at::MemoryFormat::Contiguous && fmt == at::MemoryFormat::Contiguous;
+    if (!(planar && k.planar_copy && k.planar_copy(scratch, out))) out.copy_(scratch);
     return;
   }
   run(make_plan(x, fmt, std::move(tables), k), x, out, k);

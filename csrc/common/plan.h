@@ -54,6 +54,10 @@ using ProductGather = void (*)(const at::Tensor& src, const at::Tensor& dst,
                                const std::vector<int64_t>& pos,
                                const std::vector<const AxisTable*>& tables);
 
+// Copies src, dense in channels_last order, into dst, contiguous, of the same sizes and dtype;
+// false where the device has no kernel for it (Tensor::copy_ then).
+using PlanarCopy = bool (*)(const at::Tensor& src, const at::Tensor& dst);
+
 struct DeviceKernels {
   AxisPass pass = nullptr;  // required
   // uint8 plans run these when present (and the fits check accepts every fixed-point table);
@@ -74,6 +78,8 @@ struct DeviceKernels {
   // The device's passes join consecutive lines of the contiguous axis shorter than this many
   // outputs into one (0: they do not); the cost model then prefers them on such lines.
   int64_t pass_join_outputs = 0;
+  // A channels_last result into its contiguous output (plan.cpp resize_into); optional.
+  PlanarCopy planar_copy = nullptr;
 };
 
 struct Plan {

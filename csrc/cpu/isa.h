@@ -44,6 +44,17 @@ inline bool cpu_has_avx512bw() {
 #endif
 }
 
+// Whether the CPU has AVX-512VBMI (byte permutes across the 512-bit vector, with BW): uint8
+// channels_last results copied into planes (planar_copy.cpp).
+inline bool cpu_has_avx512vbmi() {
+#if RESIZE_AD_HAVE_AVX2_BUILD
+  static const bool ok = cpu_has_avx512bw() && __builtin_cpu_supports("avx512vbmi");
+  return ok;
+#else
+  return false;
+#endif
+}
+
 // Whether the CPU has AVX-512's bfloat16 conversion (and DQ and VL for its 256-bit forms):
 // float to bfloat16 stores then take one conversion per eight floats (line_sweep.h
 // bf16_store_rows).

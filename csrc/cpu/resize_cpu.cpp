@@ -40,6 +40,7 @@
 #include "../common/product_gather.h"
 #include "fixed_point.h"
 #include "parallel.h"
+#include "planar_copy.h"
 
 namespace resize_ad {
 namespace {
@@ -827,6 +828,7 @@ const DeviceKernels& cpu_kernels() {
     d.gather_max_taps = 0;
     d.native_fma = native_cpu_kernels_fma();
     d.pass_join_outputs = kJoinOutputs;
+    d.planar_copy = planar_copy_cpu;
     return d;
   }();
   return k;
