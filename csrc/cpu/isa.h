@@ -33,6 +33,17 @@ inline bool cpu_has_avx512() {
 #endif
 }
 
+// Whether the CPU has AVX-512VL and DQ (512-bit permutes on 256-bit halves): the plane lines'
+// picks of 16 and 32 floats (line_sweep.h planned_run512).
+inline bool cpu_has_avx512vl() {
+#if RESIZE_AD_HAVE_AVX2_BUILD
+  static const bool ok = cpu_has_avx512() && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+  return ok;
+#else
+  return false;
+#endif
+}
+
 // Whether the CPU has AVX-512BW (512-bit integer madds): planar uint8 passes of 16-tap windows
 // (fixed_point_kernels.h planar16_512).
 inline bool cpu_has_avx512bw() {

@@ -77,6 +77,7 @@ inline void store8f(c10::BFloat16* p, __m256 v) {
 #define RESIZE_AD_INLINE __attribute__((always_inline)) inline
 #ifndef RESIZE_AD_AVX512
 #define RESIZE_AD_AVX512 __attribute__((target("avx512f,avx2,fma,f16c")))
+#define RESIZE_AD_AVX512VL __attribute__((target("avx512f,avx512vl,avx512dq,avx2,fma,f16c")))
 #endif
 RESIZE_AD_AVX512BF16 inline void store8f_bf16(c10::BFloat16* p, __m256 v) {
   if (__builtin_expect(_mm256_fpclass_ps_mask(v, 0xA1) != 0, 0)) return store8f(p, v);  // NaN, denormal
@@ -271,8 +272,22 @@ inline void plan_rel(const Line<acc_t>& L, int64_t b, __m256i* rel) {
 }
 
 // row[base + rel[i]] for the eight lanes i, from v[l] = row[base + 8 l .. base + 8 l + 8).
-template <int NL>
+// Z (callers compiled for AVX-512VL: planned_run512): NL = 2 and 4 by one two-source permute
+// of 16 or 32 floats, in place of NL permutes and NL - 1 blends and compares. Plane downscales,
+// 1 thread, the AMD EPYC (Zen 4): bilinear 600 x 800 -> 224 x 224 1.13x and 1000 -> 400 1.18x
+// faster.
+RESIZE_AD_AVX512VL inline __m256 pick16(const __m256* v, __m256i rel) {
+  return _mm256_permutex2var_ps(v[0], rel, v[1]);
+}
+RESIZE_AD_AVX512VL inline __m256 pick32(const __m256* v, __m256i rel) {
+  const __m512 a = _mm512_insertf32x8(_mm512_castps256_ps512(v[0]), v[1], 1);
+  const __m512 c = _mm512_insertf32x8(_mm512_castps256_ps512(v[2]), v[3], 1);
+  return _mm512_castps512_ps256(_mm512_permutex2var_ps(a, _mm512_zextsi256_si512(rel), c));
+}
+template <int NL, bool Z = false>
 inline __m256 pick(const __m256* v, __m256i rel) {
+  if constexpr (Z && NL == 2) return pick16(v, rel);
+  if constexpr (Z && NL == 4) return pick32(v, rel);
   __m256 r = _mm256_permutevar8x32_ps(v[0], rel);  // the permute reads rel's low three bits
   for (int l = 1; l < NL; ++l) {
     const __m256 m = _mm256_castsi256_ps(_mm256_cmpgt_epi32(rel, _mm256_set1_epi32(8 * l - 1)));
@@ -291,22 +306,22 @@ inline __m256 load_pick(const float* p, __m256i rel) {
 
 // pick, and 0 in the lanes whose rel is past the loads (kPadRel: the zero slot's padding taps),
 // where PAD: a padding tap adds weight 0 times 0, as the gather from the zero slot does.
-template <int NL, bool PAD>
+template <int NL, bool PAD, bool Z = false>
 inline __m256 pick_padded(const __m256* v, __m256i rel) {
-  const __m256 r = pick<NL>(v, rel);
+  const __m256 r = pick<NL, Z>(v, rel);
   if constexpr (!PAD) return r;
   const __m256 past = _mm256_castsi256_ps(_mm256_cmpgt_epi32(rel, _mm256_set1_epi32(8 * NL - 1)));
   return _mm256_andnot_ps(past, r);
 }
 
 // Eight outputs from their taps' NL loads: the sum of gather_line, in its order.
-template <int KT, int NL, bool PAD>
+template <int KT, int NL, bool PAD, bool Z = false>
 inline __m256 picked_sum(const float* row, int32_t base, const __m256i* rel, const float* wt, int64_t n) {
   __m256 v[NL];
   for (int l = 0; l < NL; ++l) v[l] = _mm256_loadu_ps(row + base + 8 * l);
-  __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt), pick_padded<NL, PAD>(v, rel[0]));
+  __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt), pick_padded<NL, PAD, Z>(v, rel[0]));
   for (int j = 1; j < KT; ++j)
-    acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + j * n), pick_padded<NL, PAD>(v, rel[j]), acc);
+    acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + j * n), pick_padded<NL, PAD, Z>(v, rel[j]), acc);
   return acc;
 }
 
@@ -314,7 +329,7 @@ inline __m256 picked_sum(const float* row, int32_t base, const __m256i* rel, con
 // gather_line, in its order. picked_sum's twin, kept apart: one template for both, loading each
 // tap's positions in the loop, measured 0.87x-0.96x on the lines of at most four taps (bicubic
 // odd sizes and downscales by three, 1 thread) against picked_sum's positions loaded first.
-template <int NL, bool PAD>
+template <int NL, bool PAD, bool Z = false>
 inline __m256 picked_sum_k(const float* row, int32_t base, const uint8_t* r, const float* wt, int64_t n,
                            int64_t K) {
   __m256 v[NL];
@@ -322,9 +337,9 @@ inline __m256 picked_sum_k(const float* row, int32_t base, const uint8_t* r, con
   auto rel = [&](int64_t j) {
     return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r + j * 8)));
   };
-  __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt), pick_padded<NL, PAD>(v, rel(0)));
+  __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt), pick_padded<NL, PAD, Z>(v, rel(0)));
   for (int64_t j = 1; j < K; ++j)
-    acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + j * n), pick_padded<NL, PAD>(v, rel(j)), acc);
+    acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + j * n), pick_padded<NL, PAD, Z>(v, rel(j)), acc);
   return acc;
 }
 
@@ -363,7 +378,7 @@ inline __m256 even_floats(const float* p) { return every_second(_mm256_loadu_ps(
 // Planned blocks [b0, b1) of a line, all of NL loads (Line::blk_loads), outputs 8 b0 .. 8 b1:
 // one loop per load count, so that nothing but the block's own loads and permutes runs per
 // block. KT > 0 fixes the number of taps at compile time; KT == 0 reads K.
-template <int KT, int NL, bool PAD>
+template <int KT, int NL, bool PAD, bool Z = false>
 inline void planned_run(const float* row, const int32_t* __restrict pos, const uint8_t* __restrict rels,
                         const float* __restrict wt, int64_t n, int64_t K, int64_t b0, int64_t b1,
                         float* out) {
@@ -394,11 +409,18 @@ inline void planned_run(const float* row, const int32_t* __restrict pos, const u
       __m256i rel[KT];
       for (int j = 0; j < KT; ++j)
         rel[j] = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r + j * 8)));
-      _mm256_storeu_ps(out + 8 * b, picked_sum<KT, NL, PAD>(row, pos[b], rel, w, n));
+      _mm256_storeu_ps(out + 8 * b, picked_sum<KT, NL, PAD, Z>(row, pos[b], rel, w, n));
     } else {
-      _mm256_storeu_ps(out + 8 * b, picked_sum_k<NL, PAD>(row, pos[b], r, w, n, K));
+      _mm256_storeu_ps(out + 8 * b, picked_sum_k<NL, PAD, Z>(row, pos[b], r, w, n, K));
     }
   }
+}
+// planned_run with Z, its picks of NL = 2 and 4 loads by the 512-bit permutes (cpu_has_avx512vl).
+template <int KT, int NL, bool PAD>
+RESIZE_AD_AVX512VL __attribute__((noinline, flatten)) void planned_run512(
+    const float* row, const int32_t* pos, const uint8_t* rels, const float* wt, int64_t n, int64_t K,
+    int64_t b0, int64_t b1, float* out) {
+  planned_run<KT, NL, PAD, true>(row, pos, rels, wt, n, K, b0, b1, out);
 }
 
 template <int KT, bool PAD>
@@ -408,6 +430,10 @@ inline void planned_blocks(const float* row, const Line<float>& L, int nl, int64
   const uint8_t* rels = L.blk_rel.data();
   const float* wt = L.wt.data();
   if (nl == 1) return planned_run<KT, 1, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
+  if ((nl == 2 || nl == 4) && cpu_has_avx512vl()) {
+    if (nl == 2) return planned_run512<KT, 2, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
+    return planned_run512<KT, 4, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
+  }
   if (nl == 2) return planned_run<KT, 2, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
   if (nl == kStride2) return planned_run<KT, kStride2, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
   if (nl == kStride2Pairs) return planned_run<KT, kStride2Pairs, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);

@@ -190,7 +190,10 @@ void plan_loads(Line<acc_t>& L) {
     const int64_t base = std::min(lo, L.in - 8 * nl);
     const bool picks = nl != 0 && base >= 0 && hi - base < 8 * nl;
     // Four loads or gathers: each output's taps the four floats from its first, where they are.
-    bool rows = K >= 2 && K <= 4 && (nl == 4 || !picks);
+    // Not for four loads where one 512-bit permute picks a tap from their 32 floats
+    // (cpu_has_avx512vl, line_sweep.h pick): bicubic plane downscales by 2.5 measured 1.03x
+    // faster picked (1 thread, the AMD EPYC).
+    bool rows = K >= 2 && K <= 4 && ((nl == 4 && !cpu_has_avx512vl()) || !picks);
     for (int64_t i = 0; i < 8 && rows; ++i) {
       const int64_t q = L.idx[8 * b + i];
       rows = q != pad && q + 4 <= L.in;
