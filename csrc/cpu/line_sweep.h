@@ -524,7 +524,7 @@ void gather_line(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1,
 // they are stored from; a ragged pixel's padding tap (two taps) is masked to 0 there, as
 // pixel() reads it.
 template <int C, int KT, typename Pixel, typename Span>
-int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, float* out, Pixel pixel, Span span) {
+RESIZE_AD_INLINE int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, float* out, Pixel pixel, Span span) {
   const int64_t K = KT > 0 ? KT : L.K, n = L.out;
   const int32_t* __restrict idx = L.idx.data();
   const float* __restrict wt = L.wt.data();
@@ -1070,9 +1070,14 @@ void gather_sweep(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1
         !run(L.halving_lo, L.halving_hi, 16, [&](int64_t a, int64_t b) { halving_quads(row, L, a, b, out); }))
       return;
     // RGBA lines, and RGB ones downscaling (measured 1.1x-1.5x; on RGB upscales the load
-    // plan's permutes measured 1.05x-1.15x faster).
+    // plan's permutes measured 1.05x-1.15x faster), except downscales whose every block is
+    // picked by 512-bit permutes (Line::picked, AVX-512VL): RGB bilinear 256² -> 224² 74 -> 55
+    // us, bicubic 125 -> 96 us, area 512² -> 400² 442 -> 220 us; RGBA bilinear 256² -> 224² 85
+    // -> 70 us, area 512² -> 400² 430 -> 295 us (1 thread, an EPYC; RGBA upscales by 1.5 were
+    // 1.3x slower picked).
     if (L.step == 3 && L.regular) o0 = rgb_halving(row, L, o0, o1, out);
-    if ((L.step == 4 || (L.step == 3 && L.in >= L.out)) && L.K > 1) {
+    const bool picked = L.picked && L.in >= L.out && cpu_has_avx512vl();
+    if ((L.step == 4 || (L.step == 3 && L.in >= L.out)) && L.K > 1 && !picked) {
       o0 = with_pixels(L, [&](auto c, auto k) {
         return pixel_pairs<decltype(c)::value, decltype(k)::value>(row, L, o0, o1, out);
       });

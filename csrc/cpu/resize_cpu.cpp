@@ -101,6 +101,10 @@ struct Line {
   // blk_run_end[b]: the first block after b with another load count than b's (or the count of
   // blocks), so that gather_line takes a run of blocks without scanning it.
   std::vector<int32_t> blk_run_end;
+  // Every block loads its taps (no block gathers), and the line has one at least: on a CPU with
+  // AVX-512VL gather_line then picks each tap by one permute (line_sweep.h planned_run512), which
+  // folded RGB and RGBA lines take rather than pixel_pairs.
+  bool picked = false;
   // Folded gather lines of 3 or 4 channels (line_sweep.h pixel_pairs): the pixels before
   // output pairs_end all have every tap's 128-bit load (4 floats from idx) inside the line.
   int64_t pairs_end = 0;
@@ -219,6 +223,7 @@ void plan_loads(Line<acc_t>& L) {
       }
     }
   }
+  L.picked = nb > 0 && std::none_of(L.blk_loads.begin(), L.blk_loads.end(), [](uint8_t l) { return l == 0; });
   L.blk_run_end.assign(nb, static_cast<int32_t>(nb));
   for (int64_t b = nb - 2; b >= 0; --b)
     L.blk_run_end[b] = L.blk_loads[b + 1] == L.blk_loads[b] ? L.blk_run_end[b + 1] : static_cast<int32_t>(b + 1);
