@@ -188,9 +188,11 @@ def cv2_suite() -> List[Case]:
 def cv2_grid() -> List[Case]:
     """The wider check against cv2.resize (--cv2-grid): one image (batch 1) in every layout a
     cv2 user has (1 and 3 channel planes; 3, 4 and 16 channels interleaved), every mode cv2
-    shares, up- and downscales, the image in the caches and read from memory."""
+    shares, up- and downscales (by two and more, and slight ones between 224² and 256²), the
+    image in the caches and read from memory."""
     sizes = {"up": ((512, 512), (1024, 1024)), "half": ((512, 512), (256, 256)),
-             "224": ((600, 800), (224, 224)), "down": ((1000, 1000), (400, 400))}
+             "224": ((600, 800), (224, 224)), "down": ((1000, 1000), (400, 400)),
+             "up_slight": ((224, 224), (256, 256)), "down_slight": ((256, 256), (224, 224))}
     area_sizes = {"half": ((512, 512), (256, 256)), "down4": ((1000, 1000), (250, 250))}
     layouts = [(1, False), (3, False), (3, True), (4, True), (16, True)]
     interps = {"bilinear": "INTER_LINEAR", "bicubic": "INTER_CUBIC", "nearest": "INTER_NEAREST",
