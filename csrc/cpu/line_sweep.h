@@ -1656,9 +1656,16 @@ __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* 
     for (int t = 0; t < TT; ++t) off[t] = (first + t) * in_row;
     const float* const tw = a.w.data() + oi * a.K;
     float* const out = dst + r * n;
-    if (staged) {
+    if (C == 0 || staged) {  // the blend into scratch, then the gather
       const int64_t lo = P.seg_lo[0], hi = P.seg_hi[0];
-      if (hi > lo) blend(src + lo, off, tw, TT, tmp + lo, hi - lo);
+      if (hi > lo) {
+        if constexpr (MEM) {  // the next line's rows prefetched as this line's are blended
+          const int64_t next = oi + 1 < a.out ? (a.start[oi + 1] - a.start[oi]) * in_row : 0;
+          blend_ahead<TT>(src + lo, off, tw, tmp + lo, hi - lo, next);
+        } else {
+          blend(src + lo, off, tw, TT, tmp + lo, hi - lo);
+        }
+      }
       gather_dispatch(static_cast<const float*>(tmp), L, 0, n, out, obuf);
     } else if constexpr (C == 3) {
       // The pixels after the last block of eight (REG) or pair: through scratch, the span they read.
@@ -1697,17 +1704,6 @@ __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* 
       halving_body<TT>(src, off, tw, L, 0, n, out);
     } else if constexpr (C == 4) {
       blended_pairs_body<C, KT, TT>(src, off, tw, L, 0, n, out);
-    } else {
-      const int64_t lo = P.seg_lo[0], hi = P.seg_hi[0];
-      if (hi > lo) {
-        if constexpr (MEM) {  // the next line's rows prefetched as this line's are blended
-          const int64_t next = oi + 1 < a.out ? (a.start[oi + 1] - a.start[oi]) * in_row : 0;
-          blend_ahead<TT>(src + lo, off, tw, tmp + lo, hi - lo, next);
-        } else {
-          blend(src + lo, off, tw, TT, tmp + lo, hi - lo);
-        }
-      }
-      gather_dispatch(static_cast<const float*>(tmp), L, 0, n, out, obuf);
     }
     if (++oi == a.out) oi = 0, ++b;
   }
