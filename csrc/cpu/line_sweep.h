@@ -198,6 +198,26 @@ inline void madd_row(acc_t* __restrict acc, const S* __restrict s, acc_t w, int6
   for (; j < n; ++j) acc[j] = madd(w, to_acc<acc_t>(s[j]), acc[j]);
 }
 
+#if RESIZE_AD_AVX2
+// blend_rows' sums of float rows, sixteen at a time in 512-bit vectors (AVX-512), from 0 on;
+// returns the first it did not store. The ring's blends of channels_last RGBA bilinear 224² ->
+// 256² measured 1.06x faster so (1 thread, an EPYC).
+template <int T>
+RESIZE_AD_AVX512 __attribute__((noinline)) int64_t blend16(const float* __restrict a, const float* __restrict b,
+                                                          const float* __restrict c, const float* __restrict e, float w0,
+                                                          float w1, float w2, float w3, float* __restrict d, int64_t n) {
+  const __m512 v0 = _mm512_set1_ps(w0), v1 = _mm512_set1_ps(w1), v2 = _mm512_set1_ps(w2), v3 = _mm512_set1_ps(w3);
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    __m512 v = _mm512_fmadd_ps(v1, _mm512_loadu_ps(b + j), _mm512_mul_ps(v0, _mm512_loadu_ps(a + j)));
+    if constexpr (T > 2) v = _mm512_fmadd_ps(v2, _mm512_loadu_ps(c + j), v);
+    if constexpr (T > 3) v = _mm512_fmadd_ps(v3, _mm512_loadu_ps(e + j), v);
+    _mm512_storeu_ps(d + j, v);
+  }
+  return j;
+}
+#endif
+
 // out[j] = sum_t w[t] * src[off[t] + j] for j in [0, n): the blend of T input lines.
 // nt (Sweep::stream_rows): float lines of 2 to 4 taps store out's whole cache lines
 // non-temporally (AVX2 build), the same sums in the same order.
@@ -238,6 +258,9 @@ void blend(const S* src, const int64_t* off, const acc_t* w, int64_t T, D* out, 
           _mm256_stream_ps(d + j, v);
         }
         hi[0] = head, lo[1] = end;
+      } else if (cpu_has_avx512()) {  // sixteen floats a step
+        lo[0] = T == 2 ? blend16<2>(a, b, c, e, w0, w1, w2, w3, d, n)
+                       : T == 3 ? blend16<3>(a, b, c, e, w0, w1, w2, w3, d, n) : blend16<4>(a, b, c, e, w0, w1, w2, w3, d, n);
       }
     }
 #endif
@@ -565,8 +588,25 @@ RESIZE_AD_INLINE int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, 
   // Both pixels' loads inside the line: before L.pairs_end.
   const int64_t end = std::min(o1 - (C == 3 ? 2 : 0), L.pairs_end);
   for (int64_t i = o / C; o + 2 * C <= end; o += 2 * C, i += 2) {  // i: the pair's first pixel
+    if constexpr (C == 4 && kSpans) {
+      // A run of RGBA span pairs without a padding tap (code 1), in a loop without the other
+      // kinds' branches: the same sums as the span case below. Span and step pairs mixed, a
+      // branch each, ran RGBA bilinear 224² -> 256² 1.14x slower (1 thread, an EPYC).
+      for (; o + 8 <= end && span_pairs[i] == 1; o += 8, i += 2) {
+        const __m256 a = span(idx[o]), b = span(idx[o + 4]);
+        __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt + o), _mm256_permute2f128_ps(a, b, 0x20));
+        acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + n + o), _mm256_permute2f128_ps(a, b, 0x31), acc);
+        if constexpr (KT == 4) {
+          const __m256 c = span(idx[o] + 8), d = span(idx[o + 4] + 8);
+          acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + 2 * n + o), _mm256_permute2f128_ps(c, d, 0x20), acc);
+          acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + 3 * n + o), _mm256_permute2f128_ps(c, d, 0x31), acc);
+        }
+        _mm256_storeu_ps(out + o, acc);
+      }
+      if (o + 8 > end) break;
+    }
     __m256 acc = _mm256_setzero_ps();
-    // Spans first: a pair with step pairs has no span (resize_cpu.cpp line_for).
+    // Spans first: an RGB pair with step pairs has no span (resize_cpu.cpp build_line).
     const uint8_t code = kSpans ? span_pairs[i] : 0;
     if (code) {
       const __m256 a = span(idx[o]), b = span(idx[o + C]);

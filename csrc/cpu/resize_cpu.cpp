@@ -117,7 +117,8 @@ struct Line {
   // Folded lines of 3 or 4 channels (pairs_of): step_pairs[i] for the pixels i and i + 1, 1
   // where each tap of pixel i + 1 is one pixel after the same tap of pixel i and the eight floats
   // from each tap of pixel i lie inside the line: the pair's tap is then one eight-float load
-  // (x2 upscales, from their third pixel on: every pair of pixels 2 m, 2 m + 1).
+  // (x2 upscales, from their third pixel on: every pair of pixels 2 m, 2 m + 1). RGB step pairs
+  // have no span (span_pairs[i] 0); RGBA ones keep theirs.
   std::vector<uint8_t> step_pairs;
   // Outputs [steady_lo, steady_hi) (empty: none) of such a line (of at most four taps, no zero
   // slot): step pairs from steady_lo on, each pair's taps one pixel after the pair before's, with
@@ -322,7 +323,9 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
           step = L.idx[j * L.out + C * (i + 1)] == p + C && p + 8 <= L.in;
         }
         L.step_pairs[i] = step;
-        if (step && !L.span_pairs.empty()) L.span_pairs[i] = 0;  // pairs_of: a pair of each kind
+        // pairs_of: an RGB step pair takes the step's loads rather than the span's permutes; an
+        // RGBA pair keeps its span, so that runs of them take the loop of spans alone.
+        if (step && C == 3 && !L.span_pairs.empty()) L.span_pairs[i] = 0;
       }
       // The longest run of pairs at pixels i, i + 2, ... that each repeat the one before a pixel on.
       auto repeats = [&](int64_t i) {
