@@ -1114,9 +1114,13 @@ void gather_sweep(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1
     // picked by 512-bit permutes (Line::picked, AVX-512VL): RGB bilinear 256² -> 224² 74 -> 55
     // us, bicubic 125 -> 96 us, area 512² -> 400² 442 -> 220 us; RGBA bilinear 256² -> 224² 85
     // -> 70 us, area 512² -> 400² 430 -> 295 us (1 thread, an EPYC; RGBA upscales by 1.5 were
-    // 1.3x slower picked).
+    // 1.3x slower picked). RGBA downscales by less than 2 of two or four taps stay with
+    // pixel_pairs, whose runs of span pairs measured faster than the picks: bilinear 256² ->
+    // 224² 1.06x, 512² -> 384² and 512² -> 300² 1.14x-1.16x (area 512² -> 400², of three taps,
+    // 0.65x; bilinear 1000² -> 300² and bicubic 800 -> 224 0.96x-0.98x).
     if (L.step == 3 && L.regular) o0 = rgb_halving(row, L, o0, o1, out);
-    const bool picked = L.picked && L.in >= L.out && cpu_has_avx512vl();
+    const bool picked = L.picked && L.in >= L.out && cpu_has_avx512vl() &&
+                        !(L.step == 4 && (L.K == 2 || L.K == 4) && L.in < 2 * L.out);
     if ((L.step == 4 || (L.step == 3 && L.in >= L.out)) && L.K > 1 && !picked) {
       o0 = with_pixels(L, [&](auto c, auto k) {
         return pixel_pairs<decltype(c)::value, decltype(k)::value>(row, L, o0, o1, out);
