@@ -1117,7 +1117,7 @@ void gather_sweep(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1
     // 1.3x slower picked). RGBA downscales by less than 2 of two or four taps stay with
     // pixel_pairs, whose runs of span pairs measured faster than the picks: bilinear 256² ->
     // 224² 1.06x, 512² -> 384² and 512² -> 300² 1.14x-1.16x (area 512² -> 400², of three taps,
-    // 0.65x; bilinear 1000² -> 300² and bicubic 800 -> 224 0.96x-0.98x).
+    // 0.65x; bilinear 1000² -> 300² and bicubic 600x800 -> 224² 0.96x-0.98x).
     if (L.step == 3 && L.regular) o0 = rgb_halving(row, L, o0, o1, out);
     const bool picked = L.picked && L.in >= L.out && cpu_has_avx512vl() &&
                         !(L.step == 4 && (L.K == 2 || L.K == 4) && L.in < 2 * L.out);
