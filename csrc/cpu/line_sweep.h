@@ -592,12 +592,13 @@ RESIZE_AD_INLINE int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, 
       // A run of RGBA span pairs without a padding tap (code 1), in a loop without the other
       // kinds' branches: the same sums as the span case below. Span and step pairs mixed, a
       // branch each, ran RGBA bilinear 224² -> 256² 1.14x slower (1 thread, an EPYC).
+      const int32_t* __restrict first = L.span_first.data();
       for (; o + 8 <= end && span_pairs[i] == 1; o += 8, i += 2) {
-        const __m256 a = span(idx[o]), b = span(idx[o + 4]);
+        const __m256 a = span(first[i]), b = span(first[i + 1]);
         __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt + o), _mm256_permute2f128_ps(a, b, 0x20));
         acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + n + o), _mm256_permute2f128_ps(a, b, 0x31), acc);
         if constexpr (KT == 4) {
-          const __m256 c = span(idx[o] + 8), d = span(idx[o + 4] + 8);
+          const __m256 c = span(first[i] + 8), d = span(first[i + 1] + 8);
           acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + 2 * n + o), _mm256_permute2f128_ps(c, d, 0x20), acc);
           acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + 3 * n + o), _mm256_permute2f128_ps(c, d, 0x31), acc);
         }
