@@ -581,6 +581,21 @@ RESIZE_AD_INLINE int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, 
     keep[code] = _mm256_castsi256_ps(C == 4 ? _mm256_setr_epi32(lo, lo, lo, lo, hi, hi, hi, hi)
                                             : _mm256_setr_epi32(lo, lo, lo, hi, hi, hi, -1, -1));
   }
+  // An RGBA span pair's sums, the pixels' first taps at pa and pb; MASK: the second tap's lanes
+  // kept as keep[code] says.
+  auto rgba_span = [&](auto mask, int32_t pa, int32_t pb, uint8_t code) {
+    const __m256 a = span(pa), b = span(pb);
+    __m256 acc = _mm256_mul_ps(weights(0), _mm256_permute2f128_ps(a, b, 0x20));
+    __m256 t1 = _mm256_permute2f128_ps(a, b, 0x31);
+    if constexpr (decltype(mask)::value) t1 = _mm256_and_ps(t1, keep[code]);
+    acc = _mm256_fmadd_ps(weights(1), t1, acc);
+    if constexpr (KT == 4) {
+      const __m256 c = span(pa + 8), d = span(pb + 8);
+      acc = _mm256_fmadd_ps(weights(2), _mm256_permute2f128_ps(c, d, 0x20), acc);
+      acc = _mm256_fmadd_ps(weights(3), _mm256_permute2f128_ps(c, d, 0x31), acc);
+    }
+    return acc;
+  };
   const uint8_t* __restrict span_pairs = L.span_pairs.data();
   const bool steps = !L.step_pairs.empty();
   const uint8_t* __restrict step_pairs = L.step_pairs.data();
@@ -593,27 +608,17 @@ RESIZE_AD_INLINE int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, 
       // kinds' branches: the same sums as the span case below. Span and step pairs mixed, a
       // branch each, ran RGBA bilinear 224² -> 256² 1.14x slower (1 thread, an EPYC).
       const int32_t* __restrict first = L.span_first.data();
-      for (; o + 8 <= end && span_pairs[i] == 1; o += 8, i += 2) {
-        const __m256 a = span(first[i]), b = span(first[i + 1]);
-        __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt + o), _mm256_permute2f128_ps(a, b, 0x20));
-        acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + n + o), _mm256_permute2f128_ps(a, b, 0x31), acc);
-        if constexpr (KT == 4) {
-          const __m256 c = span(first[i] + 8), d = span(first[i + 1] + 8);
-          acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + 2 * n + o), _mm256_permute2f128_ps(c, d, 0x20), acc);
-          acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + 3 * n + o), _mm256_permute2f128_ps(c, d, 0x31), acc);
-        }
-        _mm256_storeu_ps(out + o, acc);
-      }
+      for (; o + 8 <= end && span_pairs[i] == 1; o += 8, i += 2)
+        _mm256_storeu_ps(out + o, rgba_span(std::false_type{}, first[i], first[i + 1], 1));
       if (o + 8 > end) break;
     }
     __m256 acc = _mm256_setzero_ps();
     // Spans first: an RGB pair with step pairs has no span (resize_cpu.cpp build_line).
     const uint8_t code = kSpans ? span_pairs[i] : 0;
     if (code) {
-      const __m256 a = span(idx[o]), b = span(idx[o + C]);
       if constexpr (C == 3) {  // the pair's six sums in lanes 0-5 as they are stored: no packing
         __m256 u, v;  // two taps of the pair: lanes 0-2 the first pixel's, 3-5 the second's
-        lanes(a, b, u, v);
+        lanes(span(idx[o]), span(idx[o + C]), u, v);
         if (masked) v = _mm256_and_ps(v, keep[code]);
         acc = _mm256_mul_ps(_mm256_loadu_ps(wt + o), u);
         acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + n + o), v, acc);
@@ -625,15 +630,8 @@ RESIZE_AD_INLINE int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, 
         _mm256_storeu_ps(out + o, acc);  // lanes 6 and 7 overwritten next
         continue;
       }
-      acc = _mm256_mul_ps(weights(0), _mm256_permute2f128_ps(a, b, 0x20));
-      __m256 t1 = _mm256_permute2f128_ps(a, b, 0x31);
-      if (masked) t1 = _mm256_and_ps(t1, keep[code]);
-      acc = _mm256_fmadd_ps(weights(1), t1, acc);
-      if constexpr (KT == 4) {
-        const __m256 c = span(idx[o] + 8), d = span(idx[o + C] + 8);
-        acc = _mm256_fmadd_ps(weights(2), _mm256_permute2f128_ps(c, d, 0x20), acc);
-        acc = _mm256_fmadd_ps(weights(3), _mm256_permute2f128_ps(c, d, 0x31), acc);
-      }
+      acc = masked ? rgba_span(std::true_type{}, idx[o], idx[o + C], code)
+                   : rgba_span(std::false_type{}, idx[o], idx[o + C], code);
     } else if (steps && step_pairs[i]) {  // tap j of both pixels: the eight floats from the first's
       for (int64_t j = 0; j < K; ++j) {
         const __m256 v = span(idx[j * n + o]), w = _mm256_loadu_ps(wt + j * n + o);
@@ -1111,17 +1109,10 @@ void gather_sweep(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1
         !run(L.halving_lo, L.halving_hi, 16, [&](int64_t a, int64_t b) { halving_quads(row, L, a, b, out); }))
       return;
     // RGBA lines, and RGB ones downscaling (measured 1.1x-1.5x; on RGB upscales the load
-    // plan's permutes measured 1.05x-1.15x faster), except downscales whose every block is
-    // picked by 512-bit permutes (Line::picked, AVX-512VL): RGB bilinear 256² -> 224² 74 -> 55
-    // us, bicubic 125 -> 96 us, area 512² -> 400² 442 -> 220 us; RGBA bilinear 256² -> 224² 85
-    // -> 70 us, area 512² -> 400² 430 -> 295 us (1 thread, an EPYC; RGBA upscales by 1.5 were
-    // 1.3x slower picked). RGBA downscales by less than 2 of two or four taps stay with
-    // pixel_pairs, whose runs of span pairs measured faster than the picks: bilinear 256² ->
-    // 224² 1.06x, 512² -> 384² and 512² -> 300² 1.14x-1.16x (area 512² -> 400², of three taps,
-    // 0.65x; bilinear 1000² -> 300² and bicubic 600x800 -> 224² 0.96x-0.98x).
+    // plan's permutes measured 1.05x-1.15x faster), except the downscales that 512-bit permutes
+    // pick (Line::picked, AVX-512VL).
     if (L.step == 3 && L.regular) o0 = rgb_halving(row, L, o0, o1, out);
-    const bool picked = L.picked && L.in >= L.out && cpu_has_avx512vl() &&
-                        !(L.step == 4 && (L.K == 2 || L.K == 4) && L.in < 2 * L.out);
+    const bool picked = L.picked && cpu_has_avx512vl();
     if ((L.step == 4 || (L.step == 3 && L.in >= L.out)) && L.K > 1 && !picked) {
       o0 = with_pixels(L, [&](auto c, auto k) {
         return pixel_pairs<decltype(c)::value, decltype(k)::value>(row, L, o0, o1, out);
