@@ -117,6 +117,10 @@ struct Line {
   // RGBA lines with span_pairs: pixel i's first tap, idx[4 i], alone (pairs_of's runs of span
   // pairs read these instead of idx, a sixteenth of its bytes for four taps).
   std::vector<int32_t> span_first;
+  // RGBA lines with span_pairs: span_run_end[i], the first of the pixels i, i + 2, i + 4, ...
+  // whose pair is not a span of code 1 (pixel i itself where its pair is not), so that pairs_of
+  // takes a run of span pairs without reading a code per pair.
+  std::vector<int32_t> span_run_end;
   // Folded lines of 3 or 4 channels (pairs_of): step_pairs[i] for the pixels i and i + 1, 1
   // where each tap of pixel i + 1 is one pixel after the same tap of pixel i and the eight floats
   // from each tap of pixel i lie inside the line: the pair's tap is then one eight-float load
@@ -325,6 +329,9 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
       if (C == 4) {
         L.span_first.resize(px);
         for (int64_t i = 0; i < px; ++i) L.span_first[i] = L.idx[C * i];
+        L.span_run_end.resize(px);
+        for (int64_t i = px - 1; i >= 0; --i)
+          L.span_run_end[i] = static_cast<int32_t>(L.span_pairs[i] != 1 ? i : i + 2 < px ? L.span_run_end[i + 2] : i + 2);
       }
     }
     if (std::is_same_v<acc_t, float> && (L.step == 3 || L.step == 4)) {
@@ -450,7 +457,7 @@ std::shared_ptr<const Line<acc_t>> line_for(const AxisTable& t, bool lead, bool 
     return (L.start.size() + L.len.size()) * sizeof(int64_t) + (L.w.size() + L.wt.size()) * sizeof(acc_t) +
            (L.idx.size() + L.blk_pos.size() + L.blk_run_end.size()) * sizeof(int32_t) + L.blk_loads.size() +
            L.blk_rel.size() +
-           L.span_pairs.size() + L.step_pairs.size() + L.span_first.size() * sizeof(int32_t);
+           L.span_pairs.size() + L.step_pairs.size() + (L.span_first.size() + L.span_run_end.size()) * sizeof(int32_t);
   };
   return cache->get(LineKey{t.id, lead, gather, fold, join},
                     [&] { return build_line<acc_t>(t, lead, gather, fold, join); }, bytes);
