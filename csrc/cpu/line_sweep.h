@@ -583,12 +583,20 @@ RESIZE_AD_INLINE int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, 
   }
   // An RGBA span pair's sums, the pixels' first taps at pa and pb; MASK: the second tap's lanes
   // kept as keep[code] says.
-  auto rgba_span = [&](auto mask, int32_t pa, int32_t pb, uint8_t code) {
+  // LERP: the first tap's weights are 1 minus the second's (Line::span_lerp), computed, not loaded.
+  auto rgba_span = [&](auto mask, int32_t pa, int32_t pb, uint8_t code, auto lerp) {
     const __m256 a = span(pa), b = span(pb);
-    __m256 acc = _mm256_mul_ps(weights(0), _mm256_permute2f128_ps(a, b, 0x20));
+    __m256 w1 = weights(1), w0;
+    if constexpr (decltype(lerp)::value) {
+      __asm__("" : "+x"(w1));  // one load of w1 for both uses (the compiler would load it twice)
+      w0 = _mm256_sub_ps(_mm256_set1_ps(1.0f), w1);
+    } else {
+      w0 = weights(0);
+    }
+    __m256 acc = _mm256_mul_ps(w0, _mm256_permute2f128_ps(a, b, 0x20));
     __m256 t1 = _mm256_permute2f128_ps(a, b, 0x31);
     if constexpr (decltype(mask)::value) t1 = _mm256_and_ps(t1, keep[code]);
-    acc = _mm256_fmadd_ps(weights(1), t1, acc);
+    acc = _mm256_fmadd_ps(w1, t1, acc);
     if constexpr (KT == 4) {
       const __m256 c = span(pa + 8), d = span(pb + 8);
       acc = _mm256_fmadd_ps(weights(2), _mm256_permute2f128_ps(c, d, 0x20), acc);
@@ -612,12 +620,15 @@ RESIZE_AD_INLINE int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, 
       // 224² <-> 256² and 512² -> 300² 1.09x-1.14x faster so).
       const int32_t* __restrict first = L.span_first.data();
       const int64_t stop = std::min<int64_t>(end, C * int64_t{L.span_run_end[i]});
-      for (; o + 8 <= stop; o += 8, i += 2) {
-        uint64_t both;
-        std::memcpy(&both, first + i, sizeof(both));
-        _mm256_storeu_ps(out + o, rgba_span(std::false_type{}, static_cast<int32_t>(both & 0xffffffffu),
-                                            static_cast<int32_t>(both >> 32), 1));
-      }
+      auto run = [&](auto lerp) {
+        for (; o + 8 <= stop; o += 8, i += 2) {
+          uint64_t both;
+          std::memcpy(&both, first + i, sizeof(both));
+          _mm256_storeu_ps(out + o, rgba_span(std::false_type{}, static_cast<int32_t>(both & 0xffffffffu),
+                                              static_cast<int32_t>(both >> 32), 1, lerp));
+        }
+      };
+      if (KT == 2 && L.span_lerp) run(std::true_type{}); else run(std::false_type{});
       if (o + 8 > end) break;
     }
     __m256 acc = _mm256_setzero_ps();
@@ -638,8 +649,8 @@ RESIZE_AD_INLINE int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, 
         _mm256_storeu_ps(out + o, acc);  // lanes 6 and 7 overwritten next
         continue;
       }
-      acc = masked ? rgba_span(std::true_type{}, idx[o], idx[o + C], code)
-                   : rgba_span(std::false_type{}, idx[o], idx[o + C], code);
+      acc = masked ? rgba_span(std::true_type{}, idx[o], idx[o + C], code, std::false_type{})
+                   : rgba_span(std::false_type{}, idx[o], idx[o + C], code, std::false_type{});
     } else if (steps && step_pairs[i]) {  // tap j of both pixels: the eight floats from the first's
       for (int64_t j = 0; j < K; ++j) {
         const __m256 v = span(idx[j * n + o]), w = _mm256_loadu_ps(wt + j * n + o);

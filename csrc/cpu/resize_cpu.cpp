@@ -121,6 +121,10 @@ struct Line {
   // whose pair is not a span of code 1 (pixel i itself where its pair is not), so that pairs_of
   // takes a run of span pairs without reading a code per pair.
   std::vector<int32_t> span_run_end;
+  // RGBA lines of two taps: in every span pair of code 1, the first tap's weight is exactly
+  // 1 minus the second's, in float (linear's lambda0 = 1 - lambda1): pairs_of's runs compute it
+  // rather than load it.
+  bool span_lerp = false;
   // Folded lines of 3 or 4 channels (pairs_of): step_pairs[i] for the pixels i and i + 1, 1
   // where each tap of pixel i + 1 is one pixel after the same tap of pixel i and the eight floats
   // from each tap of pixel i lie inside the line: the pair's tap is then one eight-float load
@@ -332,6 +336,12 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
         L.span_run_end.resize(px);
         for (int64_t i = px - 1; i >= 0; --i)
           L.span_run_end[i] = static_cast<int32_t>(L.span_pairs[i] != 1 ? i : i + 2 < px ? L.span_run_end[i + 2] : i + 2);
+        L.span_lerp = L.K == 2;
+        for (int64_t q = 0; q < L.out && L.span_lerp; ++q) {
+          const int64_t i = q / C;
+          if ((i < px && L.span_pairs[i] == 1) || (i > 0 && L.span_pairs[i - 1] == 1))
+            L.span_lerp = static_cast<float>(L.wt[q]) == 1.0f - static_cast<float>(L.wt[L.out + q]);
+        }
       }
     }
     if (std::is_same_v<acc_t, float> && (L.step == 3 || L.step == 4)) {
