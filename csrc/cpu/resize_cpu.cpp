@@ -121,10 +121,10 @@ struct Line {
   // whose pair is not a span of code 1 (pixel i itself where its pair is not), so that pairs_of
   // takes a run of span pairs without reading a code per pair.
   std::vector<int32_t> span_run_end;
-  // RGBA lines of two taps: in every span pair of code 1, the first tap's weight is exactly
-  // 1 minus the second's, in float (linear's lambda0 = 1 - lambda1): pairs_of's runs compute it
-  // rather than load it.
-  bool span_lerp = false;
+  // Lines of two taps whose first weight is exactly 1 minus the second, in float, at every
+  // output but the ragged ones (linear's lambda0 = 1 - lambda1; fix_ragged rewrites those):
+  // pairs_of's span runs and the 512-bit picks compute it rather than load it.
+  bool lerp = false;
   // Folded lines of 3 or 4 channels (pairs_of): step_pairs[i] for the pixels i and i + 1, 1
   // where each tap of pixel i + 1 is one pixel after the same tap of pixel i and the eight floats
   // from each tap of pixel i lie inside the line: the pair's tap is then one eight-float load
@@ -313,6 +313,17 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
       }
     }
     if (std::is_same_v<acc_t, float> && L.K <= kPlanTaps) plan_loads(L);
+    if (std::is_same_v<acc_t, float> && L.K == 2) {
+      L.lerp = true;
+      auto rag = L.ragged.begin();
+      for (int64_t o = 0; o < L.out && L.lerp; ++o) {
+        if (rag != L.ragged.end() && *rag == o) {
+          ++rag;
+          continue;
+        }
+        L.lerp = static_cast<float>(L.wt[o]) == 1.0f - static_cast<float>(L.wt[L.out + o]);
+      }
+    }
     if (std::is_same_v<acc_t, float> && (L.step == 3 || L.step == 4) && (L.K == 2 || L.K == 4)) {
       const int64_t C = L.step, px = L.out / C;
       // 0: not a span; 1: a span; 2: a span whose second tap is the zero slot's padding (two
@@ -336,12 +347,6 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
         L.span_run_end.resize(px);
         for (int64_t i = px - 1; i >= 0; --i)
           L.span_run_end[i] = static_cast<int32_t>(L.span_pairs[i] != 1 ? i : i + 2 < px ? L.span_run_end[i + 2] : i + 2);
-        L.span_lerp = L.K == 2;
-        for (int64_t q = 0; q < L.out && L.span_lerp; ++q) {
-          const int64_t i = q / C;
-          if ((i < px && L.span_pairs[i] == 1) || (i > 0 && L.span_pairs[i - 1] == 1))
-            L.span_lerp = static_cast<float>(L.wt[q]) == 1.0f - static_cast<float>(L.wt[L.out + q]);
-        }
       }
     }
     if (std::is_same_v<acc_t, float> && (L.step == 3 || L.step == 4)) {
