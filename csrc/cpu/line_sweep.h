@@ -337,6 +337,14 @@ inline __m256 pick_padded(const __m256* v, __m256i rel) {
   return _mm256_andnot_ps(past, r);
 }
 
+// The two taps' weights of a Line::lerp line from the second's at p: loaded once (the compiler
+// would load them again for the second use), the first computed as 1 minus them.
+inline void lerp_weights(const float* p, __m256& w0, __m256& w1) {
+  w1 = _mm256_loadu_ps(p);
+  __asm__("" : "+x"(w1));
+  w0 = _mm256_sub_ps(_mm256_set1_ps(1.0f), w1);
+}
+
 // Eight outputs from their taps' NL loads: the sum of gather_line, in its order. LERP (KT = 2,
 // Line::lerp): the first tap's weights computed as 1 minus the second's, one load fewer in
 // loops bound by their loads.
@@ -346,9 +354,9 @@ inline __m256 picked_sum(const float* row, int32_t base, const __m256i* rel, con
   for (int l = 0; l < NL; ++l) v[l] = _mm256_loadu_ps(row + base + 8 * l);
   if constexpr (LERP) {
     static_assert(KT == 2, "lerp lines have two taps");
-    __m256 w1 = _mm256_loadu_ps(wt + n);
-    __asm__("" : "+x"(w1));  // one load of w1 for both uses (the compiler would load it twice)
-    const __m256 acc = _mm256_mul_ps(_mm256_sub_ps(_mm256_set1_ps(1.0f), w1), pick_padded<NL, PAD, Z>(v, rel[0]));
+    __m256 w0, w1;
+    lerp_weights(wt + n, w0, w1);
+    const __m256 acc = _mm256_mul_ps(w0, pick_padded<NL, PAD, Z>(v, rel[0]));
     return _mm256_fmadd_ps(w1, pick_padded<NL, PAD, Z>(v, rel[1]), acc);
   }
   __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt), pick_padded<NL, PAD, Z>(v, rel[0]));
@@ -601,12 +609,11 @@ RESIZE_AD_INLINE int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, 
   // LERP: the first tap's weights are 1 minus the second's (Line::lerp), computed, not loaded.
   auto rgba_span = [&](auto mask, int32_t pa, int32_t pb, uint8_t code, auto lerp) {
     const __m256 a = span(pa), b = span(pb);
-    __m256 w1 = weights(1), w0;
+    __m256 w0, w1;
     if constexpr (decltype(lerp)::value) {
-      __asm__("" : "+x"(w1));  // one load of w1 for both uses (the compiler would load it twice)
-      w0 = _mm256_sub_ps(_mm256_set1_ps(1.0f), w1);
+      lerp_weights(wt + n + o, w0, w1);  // C = 4: weights(1)'s floats
     } else {
-      w0 = weights(0);
+      w0 = weights(0), w1 = weights(1);
     }
     __m256 acc = _mm256_mul_ps(w0, _mm256_permute2f128_ps(a, b, 0x20));
     __m256 t1 = _mm256_permute2f128_ps(a, b, 0x31);
