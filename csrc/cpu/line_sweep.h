@@ -1873,9 +1873,9 @@ struct Ring {
 
 // The slots of segment sg that hold input lines lines[0, T) (offsets in elements), each
 // resampled along the last axis (outputs [o0, o1)) into the oldest slot the line does not read
-// unless a slot holds it already: slot[t] for lines[t].
+// unless a slot holds it already: slot[t] for lines[t]. Returns the segment's first slot.
 template <typename src_t, typename acc_t>
-void fill_slots(const Sweep<acc_t>& P, const src_t* src, int64_t sg, int64_t o0, int64_t o1,
+acc_t* fill_slots(const Sweep<acc_t>& P, const src_t* src, int64_t sg, int64_t o0, int64_t o1,
                 const SweepScratch<acc_t>& S, Ring& R, const int64_t* lines, int64_t T, int64_t* slot) {
   int64_t* key = R.key.data() + sg * R.n;
   uint32_t used = 0;  // slots this line reads (R.n <= 16)
@@ -1901,6 +1901,7 @@ void fill_slots(const Sweep<acc_t>& P, const src_t* src, int64_t sg, int64_t o0,
     const acc_t one = acc_t(1);  // the input line alone, resampled along the last axis
     sweep_segment(P, src, slots + j * S.slot_len - o0 * P.inner, sg, o0, o1, S, &key[j], &one, 1);
   }
+  return slots;
 }
 
 // Outputs [o0, o1) of segment sg of one output line through the ring: the input lines of its T
@@ -1909,9 +1910,9 @@ template <typename src_t, typename dst_t, typename acc_t>
 void ring_line(const Sweep<acc_t>& P, const src_t* src, dst_t* line, int64_t sg, int64_t o0,
                int64_t o1, const SweepScratch<acc_t>& S, int64_t T, Ring& R) {
   int64_t slot[16];
-  fill_slots(P, src, sg, o0, o1, S, R, S.off, T, slot);
+  const acc_t* const slots = fill_slots(P, src, sg, o0, o1, S, R, S.off, T, slot);
   for (int64_t t = 0; t < T; ++t) S.off[t] = slot[t] * S.slot_len;
-  blend(S.slots + sg * R.n * S.slot_len, S.off, S.tw, T, line + o0 * P.inner, (o1 - o0) * P.inner, P.stream_rows);
+  blend(slots, S.off, S.tw, T, line + o0 * P.inner, (o1 - o0) * P.inner, P.stream_rows);
 }
 
 #if RESIZE_AD_AVX2
@@ -1938,9 +1939,9 @@ __attribute__((noinline)) int64_t ring_lines(const Sweep<float>& P, const float*
     if (a.len[oi] != TT) break;
     int64_t lines[TT], slot[TT];
     for (int t = 0; t < TT; ++t) lines[t] = (b * a.in + a.start[oi] + t) * in_row;
-    fill_slots(P, src, 0, 0, n, S, R, lines, TT, slot);
+    const float* const slots = fill_slots(P, src, 0, 0, n, S, R, lines, TT, slot);
     for (int t = 0; t < TT; ++t) lines[t] = slot[t] * S.slot_len;  // now the slots' offsets
-    blend(S.slots, lines, a.w.data() + oi * a.K, TT, dst + r * out_row, out_row, P.stream_rows);
+    blend(slots, lines, a.w.data() + oi * a.K, TT, dst + r * out_row, out_row, P.stream_rows);
     if (++oi == a.out) oi = 0, ++b;
   }
   return r;
@@ -1965,8 +1966,10 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
 #if RESIZE_AD_AVX2
   OwnLines own = OwnLines::kNone;
   bool own_ring = false;
-  if constexpr (std::is_same_v<src_t, float> && std::is_same_v<dst_t, float> && std::is_same_v<acc_t, float>)
-    own = own_lines_of(P), own_ring = ring_lines_of(P);
+  if constexpr (std::is_same_v<src_t, float> && std::is_same_v<dst_t, float> && std::is_same_v<acc_t, float>) {
+    own = own_lines_of(P);
+    own_ring = ring_lines_of(P);
+  }
 #endif
   parallel_chunks(0, P.rows * P.nseg, P.grain, [&](int64_t begin, int64_t end) {
     const SweepScratch<acc_t> S(P, sizeof(dst_t));
