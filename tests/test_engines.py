@@ -135,6 +135,42 @@ def test_threads_agree():
     assert torch.equal(a, b)
 
 
+# With several threads, a call of fewer planes than threads runs the line sweep where one thread
+# runs the separable passes (plan.cpp split_plane), in the passes' order: the same values, bit
+# for bit, with 1, 2 and 3 threads, forward and backward (the x4 upscale is one the sweep would
+# otherwise take through its ring of rows, in another order).
+PLANES = [
+    ((1, 1, 224, 224), dict(size=(256, 256), mode="bilinear")),
+    ((1, 1, 224, 224), dict(size=(256, 256), mode="bicubic")),
+    ((1, 1, 64, 64), dict(size=(256, 256), mode="bilinear")),
+    ((1, 2, 180, 150), dict(size=(200, 250), mode="bicubic", align_corners=True)),
+    ((1, 1, 128, 128), dict(size=(256, 256), mode="bilinear", antialias=True)),
+    # the passes resample the last axis first (it grows less): they keep the call
+    ((1, 1, 100, 200), dict(size=(300, 220), mode="bicubic")),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("shape,kw", PLANES, ids=lambda v: str(v))
+def test_planes_threads_agree(shape, kw, dtype):
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(3)).to(dtype).requires_grad_()
+    g = torch.randn(native(x.detach().float(), **kw).shape, generator=torch.Generator().manual_seed(4)).to(dtype)
+    n = torch.get_num_threads()
+    res = []
+    try:
+        for threads in (1, 2, 3):
+            torch.set_num_threads(threads)
+            y = ours(x, **kw)
+            (gx,) = torch.autograd.grad(y, x, g)
+            res.append((y, gx))
+    finally:
+        torch.set_num_threads(n)
+    for y, gx in res[1:]:
+        assert torch.equal(y, res[0][0]) and torch.equal(gx, res[0][1])
+    wide = torch.float32 if dtype == torch.bfloat16 else dtype
+    assert_close(res[0][0], native(x.detach().to(wide), **kw).to(dtype), dtype)
+
+
 # Outputs from this size on stream in the tests that say so, on every machine (the machine's own
 # threshold is 8 to 24 MiB: resize_cpu.cpp stream_threshold).
 STREAM_AT = 8 << 20

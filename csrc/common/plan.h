@@ -44,8 +44,10 @@ using FixedPointFits = bool (*)(const AxisTable& table);
 // Line sweep kernel: src viewed as [outer, in_1, ..., in_k, inner] and dst as
 // [outer, out_1, ..., out_k, inner], both contiguous and of the op's dtype; tables[i] is the
 // table of the i-th spatial axis in that (physical) order, identity tables included.
+// pass_order: the sums of the separable passes in their order (the leading axis blended first,
+// no ring of rows), so that the values are theirs, bit for bit.
 using LineSweep = void (*)(const at::Tensor& src, const at::Tensor& dst, int64_t outer,
-                           int64_t inner, const std::vector<const AxisTable*>& tables);
+                           int64_t inner, const std::vector<const AxisTable*>& tables, bool pass_order);
 
 // Product gather kernel: src is the input in physical order (contiguous there), dst the output
 // in physical order, both of the op's dtype; pos[i] is the physical position of the axis of
@@ -78,6 +80,8 @@ struct DeviceKernels {
   // The device's passes join consecutive lines of the contiguous axis shorter than this many
   // outputs into one (0: they do not); the cost model then prefers them on such lines.
   int64_t pass_join_outputs = 0;
+  // The threads a call's kernels split it over (at::get_num_threads on the CPU); nullptr: one.
+  int (*threads)() = nullptr;
   // A channels_last result into its contiguous output (plan.cpp resize_into); optional.
   PlanarCopy planar_copy = nullptr;
 };
@@ -91,6 +95,9 @@ struct Plan {
   // (every pass reads and writes uint8), else float or double (staged, rounded per pass).
   at::ScalarType kernel_dtype;
   Executor executor = Executor::Separable;
+  // LineSweep in the separable passes' order (LineSweep's pass_order): the passes' values where
+  // the cost model took the sweep for the threads alone (choose_executor).
+  bool pass_order = false;
 };
 
 // The test seam: every later call runs `e` where the call allows it (Auto: the cost model).

@@ -665,7 +665,8 @@ int64_t join_lines(int64_t lines, const AxisTable& t) {
 }
 
 template <typename acc_t>
-Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const AxisTable*>& tabs) {
+Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const AxisTable*>& tabs,
+                        bool pass_order = false) {
   Sweep<acc_t> P;
   const int64_t k = static_cast<int64_t>(tabs.size());
   P.inner = inner;
@@ -739,7 +740,7 @@ Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const Ax
   // save a fifth (NCHW bicubic x2 of 64 x 64 planes measured 0.77x with it at 0.87 of the
   // work); from kRingLongLine output elements on, any saving (bilinear and bicubic x2 of
   // 256 x 256 to 1024 x 1024 planes at 0.87 to 0.89: 1.2x-1.6x, most where its blends stream).
-  if (k >= 2 && !last.identity && !last.unit && P.max_taps <= kRingSlots) {
+  if (k >= 2 && !last.identity && !last.unit && P.max_taps <= kRingSlots && !pass_order) {
     const AxisTable& near = *tabs[k - 2];  // the leading axis consecutive lines step along
     const double kn = static_cast<double>(near.sum_len) / static_cast<double>(near.out_size);
     const double fresh = lead_taps / kn *
@@ -776,8 +777,8 @@ unsigned char* scratch(size_t bytes) {
 
 template <typename src_t, typename dst_t, typename acc_t>
 void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t inner,
-         const std::vector<const AxisTable*>& tabs) {
-  Sweep<acc_t> P = make_sweep<acc_t>(outer, inner, tabs);
+         const std::vector<const AxisTable*>& tabs, bool pass_order) {
+  Sweep<acc_t> P = make_sweep<acc_t>(outer, inner, tabs, pass_order);
   // Large outputs stream where their pages are mapped already: the middle page tells (the
   // first holds malloc's header, written on allocation).
   const size_t bytes = dst.nbytes();
@@ -819,19 +820,19 @@ void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t in
 
 // src / dst are of dtype `orig` or of its accumulation type (float for half and bfloat16).
 void dispatch(const at::Tensor& src, const at::Tensor& dst, at::ScalarType orig, int64_t outer,
-              int64_t inner, const std::vector<const AxisTable*>& tabs) {
+              int64_t inner, const std::vector<const AxisTable*>& tabs, bool pass_order = false) {
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, orig, "resize_ad_cpu", [&] {
     using acc_t = at::opmath_type<scalar_t>;
     const bool src_acc = src.scalar_type() != orig;
     const bool dst_acc = dst.scalar_type() != orig;
     if (src_acc && dst_acc) {
-      run<acc_t, acc_t, acc_t>(src, dst, outer, inner, tabs);
+      run<acc_t, acc_t, acc_t>(src, dst, outer, inner, tabs, pass_order);
     } else if (src_acc) {
-      run<acc_t, scalar_t, acc_t>(src, dst, outer, inner, tabs);
+      run<acc_t, scalar_t, acc_t>(src, dst, outer, inner, tabs, pass_order);
     } else if (dst_acc) {
-      run<scalar_t, acc_t, acc_t>(src, dst, outer, inner, tabs);
+      run<scalar_t, acc_t, acc_t>(src, dst, outer, inner, tabs, pass_order);
     } else {
-      run<scalar_t, scalar_t, acc_t>(src, dst, outer, inner, tabs);
+      run<scalar_t, scalar_t, acc_t>(src, dst, outer, inner, tabs, pass_order);
     }
   });
 }
@@ -842,8 +843,8 @@ void axis_pass_cpu(const at::Tensor& src, const at::Tensor& dst, at::ScalarType 
 }
 
 void line_sweep_cpu(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t inner,
-                    const std::vector<const AxisTable*>& tables) {
-  dispatch(src, dst, src.scalar_type(), outer, inner, tables);
+                    const std::vector<const AxisTable*>& tables, bool pass_order) {
+  dispatch(src, dst, src.scalar_type(), outer, inner, tables, pass_order);
 }
 
 // The CUDA kernel's element function, element by element: a reference, not a fast path.
@@ -883,6 +884,7 @@ const DeviceKernels& cpu_kernels() {
     d.gather_max_taps = 0;
     d.native_fma = native_cpu_kernels_fma();
     d.pass_join_outputs = kJoinOutputs;
+    d.threads = [] { return at::get_num_threads(); };
     d.planar_copy = planar_copy_cpu;
     return d;
   }();
