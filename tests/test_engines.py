@@ -135,6 +135,24 @@ def test_threads_agree():
     assert torch.equal(a, b)
 
 
+def _agree_over_threads(x, kw, g, counts):
+    """ours(x, **kw) and its gradient for g with each thread count in turn: asserts they are the
+    same, bit for bit, and returns them."""
+    n = torch.get_num_threads()
+    res = []
+    try:
+        for threads in counts:
+            torch.set_num_threads(threads)
+            y = ours(x, **kw)
+            (gx,) = torch.autograd.grad(y, x, g)
+            res.append((y, gx))
+    finally:
+        torch.set_num_threads(n)
+    for y, gx in res[1:]:
+        assert torch.equal(y, res[0][0]) and torch.equal(gx, res[0][1])
+    return res
+
+
 # With several threads, a call of fewer planes than threads runs the line sweep where one thread
 # runs the separable passes (plan.cpp split_plane), in the passes' order: the same values, bit
 # for bit, with 1, 2 and 3 threads, forward and backward (the x4 upscale is one the sweep would
@@ -155,18 +173,7 @@ PLANES = [
 def test_planes_threads_agree(shape, kw, dtype):
     x = torch.randn(shape, generator=torch.Generator().manual_seed(3)).to(dtype).requires_grad_()
     g = torch.randn(native(x.detach().float(), **kw).shape, generator=torch.Generator().manual_seed(4)).to(dtype)
-    n = torch.get_num_threads()
-    res = []
-    try:
-        for threads in (1, 2, 3):
-            torch.set_num_threads(threads)
-            y = ours(x, **kw)
-            (gx,) = torch.autograd.grad(y, x, g)
-            res.append((y, gx))
-    finally:
-        torch.set_num_threads(n)
-    for y, gx in res[1:]:
-        assert torch.equal(y, res[0][0]) and torch.equal(gx, res[0][1])
+    res = _agree_over_threads(x, kw, g, (1, 2, 3))
     wide = torch.float32 if dtype == torch.bfloat16 else dtype
     assert_close(res[0][0], native(x.detach().to(wide), **kw).to(dtype), dtype)
 
@@ -195,18 +202,7 @@ CHUNKED = [
 def test_chunks_agree(shape, cl, kw):
     x = _make(shape, cl, torch.float32).requires_grad_()
     g = torch.randn(native(x.detach(), **kw).shape)
-    n = torch.get_num_threads()
-    res = []
-    try:
-        for threads in (1, 2, 3, 1, 3):
-            torch.set_num_threads(threads)
-            y = ours(x, **kw)
-            (gx,) = torch.autograd.grad(y, x, g)
-            res.append((y, gx))
-    finally:
-        torch.set_num_threads(n)
-    for y, gx in res[1:]:
-        assert torch.equal(y, res[0][0]) and torch.equal(gx, res[0][1])
+    _agree_over_threads(x, kw, g, (1, 2, 3, 1, 3))
 
 
 def test_threads_are_torchs(tmp_path):

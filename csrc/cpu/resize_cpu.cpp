@@ -740,6 +740,7 @@ Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const Ax
   // save a fifth (NCHW bicubic x2 of 64 x 64 planes measured 0.77x with it at 0.87 of the
   // work); from kRingLongLine output elements on, any saving (bilinear and bicubic x2 of
   // 256 x 256 to 1024 x 1024 planes at 0.87 to 0.89: 1.2x-1.6x, most where its blends stream).
+  // Not in the separable passes' order (pass_order: their values, the leading axis first).
   if (k >= 2 && !last.identity && !last.unit && P.max_taps <= kRingSlots && !pass_order) {
     const AxisTable& near = *tabs[k - 2];  // the leading axis consecutive lines step along
     const double kn = static_cast<double>(near.sum_len) / static_cast<double>(near.out_size);
