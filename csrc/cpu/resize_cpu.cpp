@@ -314,15 +314,10 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
     }
     if (std::is_same_v<acc_t, float> && L.K <= kPlanTaps) plan_loads(L);
     if (std::is_same_v<acc_t, float> && L.K == 2) {
-      L.lerp = true;
-      auto rag = L.ragged.begin();
-      for (int64_t o = 0; o < L.out && L.lerp; ++o) {
-        if (rag != L.ragged.end() && *rag == o) {
-          ++rag;
-          continue;
-        }
-        L.lerp = static_cast<float>(L.wt[o]) == 1.0f - static_cast<float>(L.wt[L.out + o]);
-      }
+      L.lerp = true;  // fix_ragged rewrites the ragged rows (sorted)
+      for (int64_t o = 0; o < L.out && L.lerp; ++o)
+        L.lerp = std::binary_search(L.ragged.begin(), L.ragged.end(), o) ||
+                 static_cast<float>(L.wt[o]) == 1.0f - static_cast<float>(L.wt[L.out + o]);
     }
     if (std::is_same_v<acc_t, float> && (L.step == 3 || L.step == 4) && (L.K == 2 || L.K == 4)) {
       const int64_t C = L.step, px = L.out / C;
@@ -647,6 +642,9 @@ constexpr int64_t kFoldChannels = 8;
 constexpr int64_t kRingSlots = 16;
 constexpr size_t kRingBytes = size_t{256} << 10;
 constexpr int64_t kRingLongLine = 512;  // output elements per line (make_sweep)
+// A sweep of fewer lines than threads is cut into segments from this many elements per line on
+// (make_sweep): one plane's first separable pass.
+constexpr int64_t kSplitLine = 32768;
 
 // A sweep of one axis along the contiguous axis (the separable passes' last pass, 1-D resizes)
 // joins lines of at most half this many outputs into lines of at most this many (make_sweep,
@@ -701,13 +699,13 @@ Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const Ax
   const int64_t threads = std::max<int>(1, at::get_num_threads());
   // Fewer lines than threads, of `inner` elements per position (the separable passes' first
   // pass over one plane, along its rows, is one line): segments of at least 256 elements where
-  // the line has 32768 or more. With 2 threads, one plane's bilinear 224² -> 256² went from
+  // the line has kSplitLine or more. With 2 threads, one plane's bilinear 224² -> 256² went from
   // 27-55 to 23-26 us, bicubic 29-70 -> 25-27 us, bilinear 128² -> 256² 21-34 -> 18-19 us; on
   // shorter lines (bicubic 112² -> 128², 14336 elements) they measured 0.75x-0.98x.
   const int64_t line_elems = L.out * P.inner;
   if (threads > 1 && P.rows < 8 * threads && L.out >= 512) {
     P.nseg = std::min<int64_t>((8 * threads + P.rows - 1) / P.rows, L.out / 256);
-  } else if (threads > 1 && P.rows < threads && P.inner > 1 && line_elems >= 32768) {
+  } else if (threads > 1 && P.rows < threads && P.inner > 1 && line_elems >= kSplitLine) {
     P.nseg = std::min<int64_t>({(8 * threads + P.rows - 1) / P.rows, line_elems / 256, L.out});
   }
   P.nseg = std::max<int64_t>(1, P.nseg);
