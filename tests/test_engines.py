@@ -406,6 +406,25 @@ def test_blended_pairs_padding_reads_zero(spatial, size, channels):
     assert torch.equal(yc.isnan(), y.isnan()) and torch.equal(yc, y)
 
 
+@pytest.mark.parametrize("mode", ["bicubic", "bilinear"])
+@pytest.mark.parametrize("spatial,size,align_corners", [
+    ((6, 47), (6, 93), True), ((20, 20), (31, 29), False), ((30, 30), (17, 19), False),
+    ((5, 12), (5, 40), True), ((64, 64), (80, 72), False)], ids=str)
+def test_rgba_ragged_pixels_equal_rgb(spatial, size, align_corners, mode):
+    """The border pixels whose taps clamp onto one pixel (ragged rows, recomputed after the vector
+    sweep: fix_ragged) take a 128-bit multiply-add per tap on RGBA lines and scalar ones on RGB:
+    RGBA's first three channels equal RGB's bit for bit, inf and NaN at the borders included."""
+    x = torch.randn((2, 4) + spatial, generator=torch.Generator().manual_seed(4))
+    x[..., 0] = float("inf")
+    x[..., 1, -1] = float("nan")
+    x[..., 2, 1] = float("-inf")
+    kw = dict(size=size, mode=mode, align_corners=align_corners)
+    rgba = ours(x.contiguous(memory_format=torch.channels_last), **kw)[:, :3].contiguous()
+    rgb = ours(x[:, :3].contiguous(memory_format=torch.channels_last), **kw).contiguous()
+    assert rgb.isnan().any()
+    assert torch.equal(rgba.view(torch.int32), rgb.view(torch.int32))
+
+
 # Halvings of planes (two taps per output along the rows) resample the input lines directly,
 # blending each block's loads in registers (line_sweep.h blended_halving); the separable passes
 # blend the rows into scratch first, then take the same taps. The same sums in the same order:
