@@ -190,6 +190,8 @@ STREAM_AT = 8 << 20
 CHUNKED = [
     ((4, 16, 64, 64), False, dict(scale_factor=2, mode="bilinear")),  # the ring
     ((2, 3, 256, 256), True, dict(scale_factor=2, mode="bicubic")),  # folded RGB, ring
+    ((2, 4, 100, 90), True, dict(size=(131, 117), mode="bicubic")),  # folded RGBA, ragged pixels
+    ((1, 4, 2, 3001), True, dict(size=(3, 5003), mode="bicubic")),  # one line's segments
     ((4, 16, 128, 128), False, dict(scale_factor=2, mode="nearest")),  # staged, streamed
     ((4, 16, 128, 128), True, dict(scale_factor=2, mode="nearest")),  # streamed copies
     ((4, 32, 96, 96), False, dict(size=(23, 41), mode="area")),

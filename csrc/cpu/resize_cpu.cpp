@@ -85,6 +85,17 @@ struct Line {
   std::vector<int32_t> idx;
   std::vector<acc_t> wt;
   std::vector<int64_t> ragged;
+  // The ragged rows packed for fix_ragged, which reads them after the vector sweep has pushed
+  // start, len and w out of the nearest caches (a line's borders: a cache line or two, fetched
+  // ahead): run r is the outputs [o, o + width) of one position, which share its taps, position
+  // start + c + j * step with weight ragged_w[r * K + j] for output o + c (width: the folded
+  // channels, step, where all of them are ragged; else 1).
+  struct RaggedRun {
+    int64_t o;
+    int32_t start, len, width;
+  };
+  std::vector<RaggedRun> ragged_runs;
+  std::vector<acc_t> ragged_w;
   bool zero_slot = false;
   // The vector gather's load plan (float gather form, K <= kPlanTaps; line_sweep.h
   // gather_line), per block of eight rows o = 8 b .. 8 b + 7: when their taps all lie in
@@ -311,6 +322,20 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
         L.idx[j * L.out + o] = static_cast<int32_t>(j < n ? L.start[o] + j * L.step : pad);
         L.wt[j * L.out + o] = j < n ? L.w[o * L.K + j] : acc_t(0);
       }
+    }
+    for (size_t r = 0; r < L.ragged.size();) {
+      const int64_t o = L.ragged[r], n = L.len[o];
+      // the position's channels: all ragged, with the same taps one element apart
+      bool whole = L.step > 1 && o % L.step == 0 && r + L.step <= L.ragged.size();
+      for (int64_t c = 1; whole && c < L.step; ++c) {
+        whole = L.ragged[r + c] == o + c && L.len[o + c] == n && L.start[o + c] == L.start[o] + c;
+        for (int64_t j = 0; whole && j < n; ++j) whole = L.w[(o + c) * L.K + j] == L.w[o * L.K + j];
+      }
+      const int64_t width = whole ? L.step : 1;
+      L.ragged_runs.push_back({o, static_cast<int32_t>(L.start[o]), static_cast<int32_t>(n),
+                               static_cast<int32_t>(width)});
+      L.ragged_w.insert(L.ragged_w.end(), L.w.begin() + o * L.K, L.w.begin() + (o + 1) * L.K);
+      r += width;
     }
     if (std::is_same_v<acc_t, float> && L.K <= kPlanTaps) plan_loads(L);
     if (std::is_same_v<acc_t, float> && L.K == 2) {
