@@ -33,6 +33,14 @@ inline int64_t take_back(std::atomic<uint64_t>& share) {
       return static_cast<int64_t>(hi - 1);
   }
 }
+// One share's chunks, alone in its cache line: each thread takes its own share's chunks without
+// moving another thread's line between the cores. Packed side by side, every take moved the
+// line, which costs most where the cores share no cache: on a 2-vCPU AMD EPYC VM whose host at
+// times runs the two on such cores, a round trip between them measured 340-390 ns there
+// against 52 ns.
+struct alignas(64) Share {
+  std::atomic<uint64_t> left{0};
+};
 }  // namespace detail
 
 // at::parallel_for over [begin, end), with the range cut into about eight chunks per thread (at
@@ -64,23 +72,23 @@ void parallel_chunks(int64_t begin, int64_t end, int64_t grain, const F& f) {
   const int64_t chunks = (n + chunk - 1) / chunk;
   const int64_t shares = std::min(threads, chunks);
   constexpr int64_t kLocal = 64;
-  std::atomic<uint64_t> local[kLocal];
-  std::unique_ptr<std::atomic<uint64_t>[]> heap;
-  if (shares > kLocal) heap.reset(new std::atomic<uint64_t>[shares]);
-  std::atomic<uint64_t>* const share = heap ? heap.get() : local;
+  detail::Share local[kLocal];
+  std::unique_ptr<detail::Share[]> heap;
+  if (shares > kLocal) heap.reset(new detail::Share[shares]);
+  detail::Share* const share = heap ? heap.get() : local;
   for (int64_t s = 0; s < shares; ++s)  // share s: chunks s + k * shares for k in [0, count)
-    share[s].store(static_cast<uint64_t>((chunks - s + shares - 1) / shares) << 32,
-                   std::memory_order_relaxed);
+    share[s].left.store(static_cast<uint64_t>((chunks - s + shares - 1) / shares) << 32,
+                        std::memory_order_relaxed);
   auto run = [&](int64_t s, int64_t k) {
     const int64_t c = s + k * shares;
     f(begin + c * chunk, std::min(end, begin + (c + 1) * chunk));
   };
   at::parallel_for(0, shares, 1, [&](int64_t s0, int64_t s1) {
     for (int64_t s = s0; s < s1; ++s)
-      for (int64_t k = detail::take_front(share[s]); k >= 0; k = detail::take_front(share[s])) run(s, k);
+      for (int64_t k = detail::take_front(share[s].left); k >= 0; k = detail::take_front(share[s].left)) run(s, k);
     for (int64_t i = 1; i < shares; ++i) {
       const int64_t s = (s0 + i) % shares;
-      for (int64_t k = detail::take_back(share[s]); k >= 0; k = detail::take_back(share[s])) run(s, k);
+      for (int64_t k = detail::take_back(share[s].left); k >= 0; k = detail::take_back(share[s].left)) run(s, k);
     }
   });
 }
