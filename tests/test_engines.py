@@ -153,12 +153,14 @@ def _agree_over_threads(x, kw, g, counts):
     return res
 
 
-# With several threads, a call of fewer planes than threads runs the line sweep where one thread
-# runs the separable passes (plan.cpp split_plane), in the passes' order: the same values, bit
-# for bit, with 1, 2 and 3 threads, forward and backward (the x4 upscale is one the sweep would
-# otherwise take through its ring of rows, in another order).
+# With several threads, a call whose planes the threads cannot share out evenly (fewer planes
+# than threads, three on two) runs the line sweep where one thread runs the separable passes
+# (plan.cpp split_plane), in the passes' order: the same values, bit for bit, with 1, 2 and 3
+# threads, forward and backward (the x4 upscale is one the sweep would otherwise take through
+# its ring of rows, in another order).
 PLANES = [
     ((1, 1, 224, 224), dict(size=(256, 256), mode="bilinear")),
+    ((1, 3, 224, 224), dict(size=(256, 256), mode="bicubic")),
     ((1, 1, 224, 224), dict(size=(256, 256), mode="bicubic")),
     ((1, 1, 64, 64), dict(size=(256, 256), mode="bilinear")),
     ((1, 2, 180, 150), dict(size=(200, 250), mode="bicubic", align_corners=True)),
@@ -176,6 +178,46 @@ def test_planes_threads_agree(shape, kw, dtype):
     res = _agree_over_threads(x, kw, g, (1, 2, 3))
     wide = torch.float32 if dtype == torch.bfloat16 else dtype
     assert_close(res[0][0], native(x.detach().to(wide), **kw).to(dtype), dtype)
+
+
+# With several threads, the separable passes run one task per thread over its own share of the
+# planes, every pass (plan.cpp plane_shares: the shares even, or many planes each); the values
+# must be those of one thread, bit for bit: NCHW and channels_last, 2-D and 3-D, forward and
+# backward, plane counts each thread count shares out and others it does not.
+SHARES = [
+    ((1, 4, 40, 50), False, dict(size=(61, 37), mode="bicubic")),
+    ((2, 3, 33, 47), False, dict(size=(20, 70), mode="bilinear")),
+    ((12, 1, 20, 20), False, dict(size=(10, 10), mode="area")),
+    ((3, 5, 30, 30), False, dict(size=(45, 45), mode="bilinear", antialias=True)),
+    ((6, 3, 31, 29), True, dict(size=(64, 16), mode="bicubic")),
+    ((2, 3, 8, 9, 10), False, dict(size=(5, 17, 12), mode="trilinear")),
+]
+
+
+@pytest.mark.parametrize("shape,cl,kw", SHARES, ids=lambda v: str(v))
+def test_plane_shares_agree(shape, cl, kw):
+    x = _make(shape, cl, torch.float32, requires_grad=True)
+    g = torch.randn(native(x.detach(), **kw).shape, generator=torch.Generator().manual_seed(2))
+    with executor("separable"):
+        res = _agree_over_threads(x, kw, g, (1, 2, 3, 4, 1))
+    assert_close(res[0][0], native(x.detach(), **kw), torch.float32)
+
+
+@pytest.mark.parametrize("shape,kw", [((4, 3, 30, 40), dict(size=(17, 61), mode="bilinear")),
+                                      ((6, 1, 50, 50), dict(size=(20, 20), mode="bicubic", antialias=True))],
+                         ids=str)
+def test_plane_shares_agree_uint8(shape, kw):
+    x = torch.randint(0, 256, shape, dtype=torch.uint8, generator=torch.Generator().manual_seed(3))
+    n = torch.get_num_threads()
+    try:
+        ys = []
+        for threads in (1, 2, 3, 4):
+            torch.set_num_threads(threads)
+            ys.append(ours(x, **kw))
+    finally:
+        torch.set_num_threads(n)
+    assert all(torch.equal(y, ys[0]) for y in ys[1:])
+    assert torch.equal(ys[0], native(x, **kw))
 
 
 # Outputs from this size on stream in the tests that say so, on every machine (the machine's own

@@ -1,6 +1,7 @@
 #include "plan.h"
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <atomic>
@@ -159,15 +160,17 @@ double gather_taps(const Plan& p) {
 // - any line of at most kShortLine outputs: area, bilinear, antialias and nearest resizes of
 //   7 x 7 to 20 x 20 planes measured 1.4x-4.9x faster forward, 1.6x-3.3x forward+backward
 //   (1 thread).
-// With several threads, a call of fewer planes than threads (outer) whose plane has at least
-// kSplitPlane outputs splits each pass's plane among them: two forks and joins of little work
+// With several threads, a call whose planes (outer) the threads cannot share out evenly
+// (plane_shares; fewer planes than threads, or three on two) and whose plane has at least
+// kSplitPlane outputs splits each pass's planes among them: two forks and joins of little work
 // each, and the second pass reads lines other threads wrote. There the sweep runs instead, in
 // the passes' order (Plan::pass_order): one fork and join, the same values. With 2 threads (an
 // AMD EPYC VM, the best of three alternating rounds), one plane's bilinear 224² -> 256² measured
 // 1.43x-1.44x faster, 192² -> 256² 1.77x, 180² -> 200² 1.51x; bicubic 180² -> 200² 1.36x,
 // 160² -> 256² 1.17x, 224² -> 256² 0.90x-1.25x, 128² -> 256² 0.85x-1.05x (bilinear and
-// bicubic). In this VM's slow periods, when a fork and join cost far more, the passes took
-// 52-73 us on 224² -> 256², the sweep 17-35. The values do not depend on the threads.
+// bicubic). In this VM's slow periods (its cores then share no cache: plane_shares), the
+// passes took 52-73 us on 224² -> 256², the sweep 17-35. The values do not depend on the
+// threads.
 constexpr int64_t kShortLine = 16;
 constexpr double kSplitPlane = 32768;
 
@@ -177,14 +180,28 @@ bool passes_join_pay(const AxisTable& last, const DeviceKernels& k) {
   return !last.unit && last.K >= 2 && last.K <= 4 && last.out_size >= last.in_size;
 }
 
+// Whether the separable passes run as one task per thread over its own share of the planes
+// (outer), every pass (run): the shares must be even, or many planes each. Each thread then reads
+// only what it wrote. Split pass by pass among the threads, the second pass reads lines other
+// threads wrote, at a cost where the cores share no cache: a 2-vCPU AMD EPYC VM's host at
+// times runs the two on such cores (a round trip between them 340-390 ns against 52 ns), and
+// there, with 2 threads, NCHW bilinear 32² -> 64² of (4, 16) planes took 147 us, 58 us so;
+// bicubic 64² -> 128² of (8, 3) planes 362 and 155 us. On cores that share their L3: 77.5 and
+// 50.2 us, 124 and 112 us.
+bool plane_shares(int64_t outer, int threads) {
+  return threads > 1 && (outer % threads == 0 || outer >= 4 * threads);
+}
+
 // Whether the sweep in the passes' order has the separable passes' values and pays for the
-// threads alone (above): one leading axis, which the passes resample first, and fewer planes
-// than threads.
+// threads alone (above): one leading axis, which the passes resample first, and planes that
+// the threads cannot share out evenly (plane_shares): with 2 threads, three planes' bicubic
+// 224² -> 256² took 63.6 us against the passes' 62.9 us on cores that share their L3, 69.8
+// against 164.1 us on cores that do not.
 bool split_plane(const Plan& p, const SweepShape& s, const std::vector<const AxisTable*>& tabs,
                  const DeviceKernels& k) {
   const int threads = k.threads != nullptr ? k.threads() : 1;
-  if (threads <= 1 || s.inner != 1 || s.outer >= threads || tabs.size() != 2 || p.order.size() != 2 ||
-      p.pos[p.order[0]] > p.pos[p.order[1]])
+  if (threads <= 1 || s.inner != 1 || plane_shares(s.outer, threads) || tabs.size() != 2 ||
+      p.order.size() != 2 || p.pos[p.order[0]] > p.pos[p.order[1]])
     return false;
   return static_cast<double>(tabs[0]->out_size) * static_cast<double>(tabs[1]->out_size) >= kSplitPlane;
 }
@@ -354,8 +371,23 @@ void run(const Plan& p, const at::Tensor& x, const at::Tensor& out, const Device
   switch (p.executor) {
     case Executor::LineSweep: return run_line_sweep(p, cur, out_phys, k);
     case Executor::ProductGather: return run_product_gather(p, cur, out_phys, k);
-    default: return run_separable(p, cur, out_phys, k);
+    default: break;
   }
+  const int threads = k.threads != nullptr ? k.threads() : 1;
+  const SweepShape s = sweep_shape(p, cur.sizes());
+  if (!plane_shares(s.outer, threads) || at::in_parallel_region()) return run_separable(p, cur, out_phys, k);
+  // One task per thread, all the passes over its share of the planes (plane_shares): the outer
+  // axes as one, sliced. Inside the task the passes' kernels run on its thread alone.
+  std::vector<int64_t> in_sizes = cur.sizes().vec(), out_sizes = out_phys.sizes().vec();
+  for (int64_t j = 1; j < s.first; ++j) in_sizes[j] = out_sizes[j] = 1;
+  in_sizes[0] = out_sizes[0] = s.outer;
+  const at::Tensor src = cur.contiguous().view(in_sizes), dst = out_phys.view(out_sizes);
+  at::parallel_for(0, threads, 1, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t a = s.outer * t / threads, b = s.outer * (t + 1) / threads;
+      if (b > a) run_separable(p, src.narrow(0, a, b - a), dst.narrow(0, a, b - a), k);
+    }
+  });
 }
 
 // The layout x is dense in, of those the plans use; nullopt where none.
