@@ -299,42 +299,62 @@ at::ScalarType accumulation_type(at::ScalarType t) {
   return (t == at::kHalf || t == at::kBFloat16) ? at::kFloat : t;
 }
 
-// Separable passes: one pass per resampled axis, through scratch tensors. uint8 kernel dtype:
-// uint8 scratch, the device's pass_u8. Otherwise in the accumulation type; a fixed-point table
-// (precision > 0, uint8 staged to float or double) then rounds half up and saturates to
-// [0, 255] after its pass, as native's uint8 kernels store each pass in uint8.
-void run_separable(const Plan& p, at::Tensor cur, const at::Tensor& out_phys,
-                   const DeviceKernels& k) {
-  // A uint8 kernel dtype (the device's fixed-point passes) keeps uint8 in, between the passes
-  // and out: those kernels round and saturate as they store.
-  const bool u8_passes = p.kernel_dtype == at::kByte;
+// The input as the passes read it: in the kernel dtype (a uint8 input staged to float or
+// double), contiguous.
+at::Tensor pass_input(const Plan& p, const at::Tensor& cur) {
+  if (cur.scalar_type() != p.kernel_dtype) return at::empty(cur.sizes(), cur.options().dtype(p.kernel_dtype)).copy_(cur);
+  return cur.contiguous();
+}
+
+// Whether the last pass writes out_phys itself (it has the kernel dtype) rather than scratch
+// that run_passes then converts into it.
+bool last_pass_into_out(const Plan& p, const at::Tensor& out_phys) {
+  return out_phys.scalar_type() == p.kernel_dtype;
+}
+
+// What each pass writes, in order: scratch in the accumulation type, the last pass out_phys
+// itself where last_pass_into_out. A uint8 kernel dtype (the device's fixed-point passes) keeps
+// uint8 between the passes: those kernels round and saturate as they store.
+std::vector<at::Tensor> pass_outputs(const Plan& p, const at::Tensor& in, const at::Tensor& out_phys) {
   const at::ScalarType acc = accumulation_type(p.kernel_dtype);
-  if (cur.scalar_type() != p.kernel_dtype) {
-    cur = at::empty(cur.sizes(), cur.options().dtype(p.kernel_dtype)).copy_(cur);
-  } else if (!cur.is_contiguous()) {
-    cur = cur.contiguous();
+  std::vector<at::Tensor> dsts;
+  std::vector<int64_t> sizes = in.sizes().vec();
+  for (size_t i = 0; i < p.order.size(); ++i) {
+    sizes[p.pos[p.order[i]]] = p.tables[p.order[i]]->out_size;
+    const bool into_out = i + 1 == p.order.size() && last_pass_into_out(p, out_phys);
+    dsts.push_back(into_out ? out_phys : at::empty(sizes, in.options().dtype(acc)));
   }
+  return dsts;
+}
+
+// The passes from `in` through `dsts` (pass_outputs, or the same slices of its tensors), then
+// into out_phys. Float kernels on a fixed-point table (uint8 staged to float or double) round
+// half up and saturate to [0, 255] after their pass, as native's uint8 kernels store each pass
+// in uint8.
+void run_passes(const Plan& p, at::Tensor cur, const std::vector<at::Tensor>& dsts, const at::Tensor& out_phys,
+                const DeviceKernels& k) {
   for (size_t i = 0; i < p.order.size(); ++i) {
     const AxisTable& t = *p.tables[p.order[i]];
     const int64_t at = p.pos[p.order[i]];
-    std::vector<int64_t> sizes = cur.sizes().vec();
     int64_t outer = 1, inner = 1;
-    for (int64_t j = 0; j < at; ++j) outer *= sizes[j];
-    for (size_t j = at + 1; j < sizes.size(); ++j) inner *= sizes[j];
-    sizes[at] = t.out_size;
-    const bool into_out = i + 1 == p.order.size() && out_phys.scalar_type() == p.kernel_dtype;
-    at::Tensor dst = into_out ? out_phys : at::empty(sizes, cur.options().dtype(acc));
-    if (u8_passes) {
-      k.pass_u8(cur, dst, outer, inner, t);
+    for (int64_t j = 0; j < at; ++j) outer *= cur.size(j);
+    for (int64_t j = at + 1; j < cur.dim(); ++j) inner *= cur.size(j);
+    if (p.kernel_dtype == at::kByte) {
+      k.pass_u8(cur, dsts[i], outer, inner, t);
     } else {
-      k.pass(cur, dst, p.kernel_dtype, outer, inner, t);
-      // float kernels on a fixed-point table: round and saturate as native stores each pass
-      if (t.precision > 0) dst.add_(0.5).floor_().clamp_(0, 255);
+      k.pass(cur, dsts[i], p.kernel_dtype, outer, inner, t);
+      if (t.precision > 0) dsts[i].add_(0.5).floor_().clamp_(0, 255);
     }
-    cur = dst;
+    cur = dsts[i];
   }
   // uint8: integers in [0, 255] by now, so the conversion is exact.
-  if (!cur.is_same(out_phys)) out_phys.copy_(cur);
+  if (!last_pass_into_out(p, out_phys)) out_phys.copy_(cur);
+}
+
+// Separable passes: one pass per resampled axis, through scratch tensors (pass_outputs).
+void run_separable(const Plan& p, const at::Tensor& cur, const at::Tensor& out_phys, const DeviceKernels& k) {
+  const at::Tensor in = pass_input(p, cur);
+  run_passes(p, in, pass_outputs(p, in, out_phys), out_phys, k);
 }
 
 void run_line_sweep(const Plan& p, at::Tensor cur, const at::Tensor& out_phys,
@@ -356,6 +376,23 @@ void run_product_gather(const Plan& p, at::Tensor cur, const at::Tensor& out_phy
   k.product_gather(cur, out_phys, pos, tabs);
 }
 
+// Results of kShareBytes and more take the passes split pass by pass, as one tensor each: the
+// CPU kernels treat such a result fresh from mmap as a whole (resize_cpu.cpp run advises huge
+// pages over it). Cut in shares, each share's ends fell to 4 KiB pages, a fault each: NCHW
+// bilinear x2 of (8, 64) planes of 64², a 33.5 MB result, took about 1000 faults per call and
+// 7-54 ms against 1.7 ms (2 threads). Below it the data is in the caches, and the shares pay.
+constexpr double kShareBytes = 4 << 20;
+
+bool shares_pay(const Plan& p, const at::Tensor& cur, const at::Tensor& out_phys) {
+  const double elem = static_cast<double>(c10::elementSize(accumulation_type(p.kernel_dtype)));
+  double numel = static_cast<double>(cur.numel()), largest = static_cast<double>(out_phys.nbytes());
+  for (size_t d : p.order) {
+    numel = numel / static_cast<double>(p.tables[d]->in_size) * static_cast<double>(p.tables[d]->out_size);
+    largest = std::max(largest, numel * elem);
+  }
+  return largest < kShareBytes;
+}
+
 // out = (W_1 (x) W_2 (x) ...) x by the plan's executor. `out` is allocated by the caller
 // (before the tables, so that an impossible output size fails first, and cheaply).
 void run(const Plan& p, const at::Tensor& x, const at::Tensor& out, const DeviceKernels& k) {
@@ -375,17 +412,25 @@ void run(const Plan& p, const at::Tensor& x, const at::Tensor& out, const Device
   }
   const int threads = k.threads != nullptr ? k.threads() : 1;
   const SweepShape s = sweep_shape(p, cur.sizes());
-  if (!plane_shares(s.outer, threads) || at::in_parallel_region()) return run_separable(p, cur, out_phys, k);
+  if (!plane_shares(s.outer, threads) || at::in_parallel_region() || !shares_pay(p, cur, out_phys))
+    return run_separable(p, cur, out_phys, k);
   // One task per thread, all the passes over its share of the planes (plane_shares): the outer
-  // axes as one, sliced. Inside the task the passes' kernels run on its thread alone.
+  // axes as one, sliced. Inside the task the passes' kernels run on its thread alone. The
+  // scratch is allocated here, once: allocated in the tasks, the worker's (another malloc arena)
+  // came fresh from mmap in every call, its pages zeroed anew (NCHW bilinear x2 of (8, 64)
+  // planes of 64², 2 threads: 1.4 ms became 7.6-24 ms).
   std::vector<int64_t> in_sizes = cur.sizes().vec(), out_sizes = out_phys.sizes().vec();
   for (int64_t j = 1; j < s.first; ++j) in_sizes[j] = out_sizes[j] = 1;
   in_sizes[0] = out_sizes[0] = s.outer;
-  const at::Tensor src = cur.contiguous().view(in_sizes), dst = out_phys.view(out_sizes);
+  const at::Tensor in = pass_input(p, cur).view(in_sizes), out = out_phys.view(out_sizes);
+  const std::vector<at::Tensor> dsts = pass_outputs(p, in, out);
   at::parallel_for(0, threads, 1, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
-      const int64_t a = s.outer * t / threads, b = s.outer * (t + 1) / threads;
-      if (b > a) run_separable(p, src.narrow(0, a, b - a), dst.narrow(0, a, b - a), k);
+      const int64_t a = s.outer * t / threads, n = s.outer * (t + 1) / threads - a;
+      if (n == 0) continue;
+      std::vector<at::Tensor> share;
+      for (const at::Tensor& d : dsts) share.push_back(d.narrow(0, a, n));
+      run_passes(p, in.narrow(0, a, n), share, out.narrow(0, a, n), k);
     }
   });
 }
