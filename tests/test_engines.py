@@ -181,16 +181,17 @@ def test_planes_threads_agree(shape, kw, dtype):
 
 
 # With several threads, the separable passes run one task per thread over its own share of the
-# planes, every pass (plan.cpp plane_shares: the shares even, or many planes each); the values
-# must be those of one thread, bit for bit: NCHW and channels_last, 2-D and 3-D, forward and
-# backward, plane counts each thread count shares out and others it does not.
+# planes, every pass (plan.cpp plane_shares: the shares even, or many planes each, and
+# shares_pay: enough work, a small result); the values must be those of one thread, bit for
+# bit: NCHW and channels_last, 2-D and 3-D, forward and backward, plane counts each thread
+# count shares out and others it does not.
 SHARES = [
-    ((1, 4, 40, 50), False, dict(size=(61, 37), mode="bicubic")),
-    ((2, 3, 33, 47), False, dict(size=(20, 70), mode="bilinear")),
-    ((12, 1, 20, 20), False, dict(size=(10, 10), mode="area")),
-    ((3, 5, 30, 30), False, dict(size=(45, 45), mode="bilinear", antialias=True)),
-    ((6, 3, 31, 29), True, dict(size=(64, 16), mode="bicubic")),
-    ((2, 3, 8, 9, 10), False, dict(size=(5, 17, 12), mode="trilinear")),
+    ((1, 4, 80, 100), False, dict(size=(121, 73), mode="bicubic")),
+    ((2, 3, 120, 160), False, dict(size=(70, 250), mode="bilinear")),
+    ((12, 1, 120, 120), False, dict(size=(60, 60), mode="area")),
+    ((3, 5, 60, 60), False, dict(size=(90, 90), mode="bilinear", antialias=True)),
+    ((6, 3, 62, 58), True, dict(size=(128, 32), mode="bicubic")),
+    ((2, 3, 16, 18, 20), False, dict(size=(10, 34, 24), mode="trilinear")),
 ]
 
 
@@ -203,8 +204,8 @@ def test_plane_shares_agree(shape, cl, kw):
     assert_close(res[0][0], native(x.detach(), **kw), torch.float32)
 
 
-@pytest.mark.parametrize("shape,kw", [((4, 3, 30, 40), dict(size=(17, 61), mode="bilinear")),
-                                      ((6, 1, 50, 50), dict(size=(20, 20), mode="bicubic", antialias=True))],
+@pytest.mark.parametrize("shape,kw", [((4, 3, 60, 80), dict(size=(34, 122), mode="bilinear")),
+                                      ((6, 1, 100, 100), dict(size=(40, 40), mode="bicubic", antialias=True))],
                          ids=str)
 def test_plane_shares_agree_uint8(shape, kw):
     x = torch.randint(0, 256, shape, dtype=torch.uint8, generator=torch.Generator().manual_seed(3))

@@ -376,21 +376,29 @@ void run_product_gather(const Plan& p, at::Tensor cur, const at::Tensor& out_phy
   k.product_gather(cur, out_phys, pos, tabs);
 }
 
-// Results of kShareBytes and more take the passes split pass by pass, as one tensor each: the
-// CPU kernels treat such a result fresh from mmap as a whole (resize_cpu.cpp run advises huge
-// pages over it). Cut in shares, each share's ends fell to 4 KiB pages, a fault each: NCHW
-// bilinear x2 of (8, 64) planes of 64², a 33.5 MB result, took about 1000 faults per call and
-// 7-54 ms against 1.7 ms (2 threads). Below it the data is in the caches, and the shares pay.
+// Whether plane shares (plane_shares) pay for a call's passes:
+// - results of kShareBytes and more take the passes split pass by pass, as one tensor each: the
+//   CPU kernels treat such a result fresh from mmap as a whole (resize_cpu.cpp run advises huge
+//   pages over it). Cut in shares, each share's ends fell to 4 KiB pages, a fault each: NCHW
+//   bilinear x2 of (8, 64) planes of 64², a 33.5 MB result, took about 1000 faults per call and
+//   7-54 ms against 1.7 ms (2 threads);
+// - a share per thread needs about kShareWork multiply-adds per thread, the work a pass gives
+//   each of its chunks (resize_cpu.cpp make_sweep): below it the passes run on one thread, and
+//   a fork and join of two shares made NCHW bilinear x2 of (1, 16) planes of 16² (48K) 0.87x as
+//   fast forward, 0.60x on cores that share no cache.
 constexpr double kShareBytes = 4 << 20;
+constexpr double kShareWork = 65536;
 
-bool shares_pay(const Plan& p, const at::Tensor& cur, const at::Tensor& out_phys) {
+bool shares_pay(const Plan& p, const at::Tensor& cur, const at::Tensor& out_phys, int threads) {
   const double elem = static_cast<double>(c10::elementSize(accumulation_type(p.kernel_dtype)));
-  double numel = static_cast<double>(cur.numel()), largest = static_cast<double>(out_phys.nbytes());
+  double numel = static_cast<double>(cur.numel()), largest = static_cast<double>(out_phys.nbytes()), work = 0;
   for (size_t d : p.order) {
-    numel = numel / static_cast<double>(p.tables[d]->in_size) * static_cast<double>(p.tables[d]->out_size);
+    const AxisTable& t = *p.tables[d];
+    numel = numel / static_cast<double>(t.in_size) * static_cast<double>(t.out_size);
     largest = std::max(largest, numel * elem);
+    work += numel * mean_taps(t);
   }
-  return largest < kShareBytes;
+  return largest < kShareBytes && work >= kShareWork * threads;
 }
 
 // out = (W_1 (x) W_2 (x) ...) x by the plan's executor. `out` is allocated by the caller
@@ -412,7 +420,7 @@ void run(const Plan& p, const at::Tensor& x, const at::Tensor& out, const Device
   }
   const int threads = k.threads != nullptr ? k.threads() : 1;
   const SweepShape s = sweep_shape(p, cur.sizes());
-  if (!plane_shares(s.outer, threads) || at::in_parallel_region() || !shares_pay(p, cur, out_phys))
+  if (!plane_shares(s.outer, threads) || at::in_parallel_region() || !shares_pay(p, cur, out_phys, threads))
     return run_separable(p, cur, out_phys, k);
   // One task per thread, all the passes over its share of the planes (plane_shares): the outer
   // axes as one, sliced. Inside the task the passes' kernels run on its thread alone. The
