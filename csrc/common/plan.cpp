@@ -381,7 +381,7 @@ void run_product_gather(const Plan& p, at::Tensor cur, const at::Tensor& out_phy
 //   CPU kernels treat such a result fresh from mmap as a whole (resize_cpu.cpp run advises huge
 //   pages over it). Cut in shares, each share's ends fell to 4 KiB pages, a fault each: NCHW
 //   bilinear x2 of (8, 64) planes of 64², a 33.5 MB result, took about 1000 faults per call and
-//   7-54 ms against 1.7 ms (2 threads);
+//   5-107 ms against 1.7-1.9 ms (2 threads);
 // - a share per thread needs about kShareWork multiply-adds per thread, the work a pass gives
 //   each of its chunks (resize_cpu.cpp make_sweep): below it the passes run on one thread, and
 //   a fork and join of two shares made NCHW bilinear x2 of (1, 16) planes of 16² (48K) 0.87x as
