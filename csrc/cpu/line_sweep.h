@@ -2154,5 +2154,5 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
 #if defined(__SSE2__)
     if (P.stream || P.stream_rows) _mm_sfence();  // streamed lines visible when the region ends
 #endif
-  });
+  }, P.interleave);
 }

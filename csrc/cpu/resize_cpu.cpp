@@ -530,7 +530,14 @@ struct Sweep {
   // The input is larger than the caches keep (prefetch_threshold): lines that step over input
   // lines prefetch the next line's rows (line_sweep.h run_sweep).
   bool prefetch = false;
+  // The threads own interleaved sets of chunks (parallel_chunks), for input and output of
+  // kInterleaveBytes and more; contiguous ones below.
+  bool interleave = true;
 };
+
+// Input and output bytes from which the threads' chunks interleave (Sweep::interleave): a
+// quarter of a 32 MiB L3, the data below it kept by the caches.
+constexpr size_t kInterleaveBytes = size_t{8} << 20;
 
 // Outputs from this size on are streamed (Sweep::stream): 3/4 of the last-level cache as glibc's
 // memcpy reckons, at least 4 MiB, and at most what a core can count on keeping. A VM often
@@ -834,6 +841,7 @@ void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t in
   // Huge pages fault in 2 MiB at once: there the touches measured 1.0x-1.1x slower.
   P.pretouch = big && fresh && !huge;
   P.prefetch = src.nbytes() > prefetch_threshold();
+  P.interleave = src.nbytes() + bytes >= kInterleaveBytes;
   const src_t* s = src.const_data_ptr<src_t>();
   dst_t* d = dst.mutable_data_ptr<dst_t>();
 #if RESIZE_AD_HAVE_AVX2_BUILD
