@@ -419,8 +419,9 @@ void run(const Plan& p, const at::Tensor& x, const at::Tensor& out, const Device
     default: break;
   }
   const int threads = k.threads != nullptr ? k.threads() : 1;
+  if (threads <= 1 || at::in_parallel_region()) return run_separable(p, cur, out_phys, k);
   const SweepShape s = sweep_shape(p, cur.sizes());
-  if (!plane_shares(s.outer, threads) || at::in_parallel_region() || !shares_pay(p, cur, out_phys, threads))
+  if (!plane_shares(s.outer, threads) || !shares_pay(p, cur, out_phys, threads))
     return run_separable(p, cur, out_phys, k);
   // One task per thread, all the passes over its share of the planes (plane_shares): the outer
   // axes as one, sliced. Inside the task the passes' kernels run on its thread alone. The

@@ -715,7 +715,7 @@ int64_t pixel_pairs(const float* row, const Line<float>& L, int64_t o0, int64_t 
 // (1 and 2 threads) than staged, where a load per tap and pixel had them staged.
 inline bool blended_pairs_pay(const Line<float>& L, int64_t T) {
   const int64_t loads = L.K == 4 || (L.step == 4 && L.K == 2) ? L.K : 2 * L.K;
-  return (L.step == 4 || (L.step == 3 && L.in >= L.out)) && L.K > 1 && L.ragged.empty() && T >= 2 &&
+  return (L.step == 4 || (L.step == 3 && L.in >= L.out)) && L.K > 1 && L.ragged_runs.empty() && T >= 2 &&
          T <= 4 && L.out * loads * (2 * T - 1) < L.in * (2 * T + 1);
 }
 
@@ -794,7 +794,7 @@ inline int64_t rest_from(const Line<float>& L, int64_t o, int64_t o1, int64_t lo
 // directly (blended_halving): each input position is then blended once, as in blend, but in
 // registers, not stored to scratch and loaded again.
 inline bool blended_halving_pays(const Line<float>& L, int64_t T) {
-  return L.step == 1 && L.K == 2 && !L.blk_loads.empty() && L.ragged.empty() && T >= 2 && T <= 4;
+  return L.step == 1 && L.K == 2 && !L.blk_loads.empty() && L.ragged_runs.empty() && T >= 2 && T <= 4;
 }
 
 // f(std::integral_constant<int, T>{}) for T = 2, 3 or 4 input lines (4: more).
@@ -1233,7 +1233,7 @@ void copy_line(const S* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* ou
   }
 }
 
-// Exact values of the ragged rows in [o0, o1) (see Line::ragged and ragged_runs).
+// Exact values of the ragged rows in [o0, o1) (see Line::ragged_runs).
 template <typename D, typename acc_t>
 void fix_ragged(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* out) {
   const auto& runs = L.ragged_runs;
@@ -1684,7 +1684,7 @@ enum class OwnLines { kNone, kHalving, kPairs, kPairs2, kStaged, kStagedAhead, k
 inline OwnLines own_lines_of(const Sweep<float>& P) {
   const Line<float>& L = *P.last;
   if (P.lead.size() != 1 || P.nseg != 1 || P.ring != 0 || P.stream || P.stream_rows || P.pretouch ||
-      P.inner != 1 || !L.ragged.empty())
+      P.inner != 1 || !L.ragged_runs.empty())
     return OwnLines::kNone;
   // An input larger than the caches keep whose rows run_sweep prefetches (prefetches_rows, any
   // line sharing rows with the next counted as all of them): own_lines does not, so such sweeps

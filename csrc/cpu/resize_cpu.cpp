@@ -77,14 +77,13 @@ struct Line {
   // Gather form (last axis, inner == 1): tap j of row o reads position idx[j * out + o] with
   // weight wt[j * out + o]. Rows with fewer than K taps ("ragged") are padded with weight-0 taps,
   // kept exact (no 0 * inf) one of two ways:
-  // - few ragged rows: the padding reads a position the row reads anyway, and the rows (listed
-  //   in `ragged`, in order) are recomputed exactly after the vector sweep;
+  // - few ragged rows: the padding reads a position the row reads anyway, and the rows (packed
+  //   in `ragged_runs`, in order) are recomputed exactly after the vector sweep;
   // - many (transposed tables): the padding taps are at position `in`, past the line, the zero
   //   slot (zero_slot): the kernels read them as 0 without a load (masked), so that the line
   //   can be the input line itself, read in place, as well as a blend in scratch.
   std::vector<int32_t> idx;
   std::vector<acc_t> wt;
-  std::vector<int64_t> ragged;
   // The ragged rows packed for fix_ragged, which reads them after the vector sweep has pushed
   // start, len and w out of the nearest caches (a line's borders: a cache line or two, fetched
   // ahead): run r is the outputs [o, o + width) of one position, which share its taps, position
@@ -314,21 +313,22 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
                                                 [&](int64_t n) { return n != L.K; })
                                 : 0;
     L.zero_slot = nragged * 8 > L.out;
+    std::vector<int64_t> ragged;  // the ragged rows, in order (without a zero slot)
     for (int64_t o = 0; o < L.out; ++o) {
       const int64_t n = L.len[o];
-      if (n != L.K && !L.zero_slot) L.ragged.push_back(o);
+      if (n != L.K && !L.zero_slot) ragged.push_back(o);
       const int64_t pad = L.zero_slot ? L.in : (n > 0 ? L.start[o] + (n - 1) * L.step : 0);
       for (int64_t j = 0; j < L.K; ++j) {
         L.idx[j * L.out + o] = static_cast<int32_t>(j < n ? L.start[o] + j * L.step : pad);
         L.wt[j * L.out + o] = j < n ? L.w[o * L.K + j] : acc_t(0);
       }
     }
-    for (size_t r = 0; r < L.ragged.size();) {
-      const int64_t o = L.ragged[r], n = L.len[o];
+    for (size_t r = 0; r < ragged.size();) {
+      const int64_t o = ragged[r], n = L.len[o];
       // the position's channels: all ragged, with the same taps one element apart
-      bool whole = L.step > 1 && o % L.step == 0 && r + L.step <= L.ragged.size();
+      bool whole = L.step > 1 && o % L.step == 0 && r + L.step <= ragged.size();
       for (int64_t c = 1; whole && c < L.step; ++c) {
-        whole = L.ragged[r + c] == o + c && L.len[o + c] == n && L.start[o + c] == L.start[o] + c;
+        whole = ragged[r + c] == o + c && L.len[o + c] == n && L.start[o + c] == L.start[o] + c;
         for (int64_t j = 0; whole && j < n; ++j) whole = L.w[(o + c) * L.K + j] == L.w[o * L.K + j];
       }
       const int64_t width = whole ? L.step : 1;
@@ -341,7 +341,7 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
     if (std::is_same_v<acc_t, float> && L.K == 2) {
       L.lerp = true;  // fix_ragged rewrites the ragged rows (sorted)
       for (int64_t o = 0; o < L.out && L.lerp; ++o)
-        L.lerp = std::binary_search(L.ragged.begin(), L.ragged.end(), o) ||
+        L.lerp = std::binary_search(ragged.begin(), ragged.end(), o) ||
                  static_cast<float>(L.wt[o]) == 1.0f - static_cast<float>(L.wt[L.out + o]);
     }
     if (std::is_same_v<acc_t, float> && (L.step == 3 || L.step == 4) && (L.K == 2 || L.K == 4)) {
@@ -439,7 +439,7 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
       best = best / 4 * 4;
       if (best >= kHalvingPixels) L.halving_lo = 4 * best_lo, L.halving_hi = 4 * (best_lo + best);
     }
-    if (std::is_same_v<acc_t, float> && L.K == 2 && !L.zero_slot && L.ragged.empty() &&
+    if (std::is_same_v<acc_t, float> && L.K == 2 && !L.zero_slot && L.ragged_runs.empty() &&
         ((L.out % 8 == 0 && (L.step == 1 || L.step == 4)) || L.step == 3)) {
       bool regular = true;
       for (int64_t j = 0; j < L.K && regular; ++j)
