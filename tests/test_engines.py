@@ -494,6 +494,10 @@ HALVINGS = [
     # Such an input whose lines share no rows and take no halving blocks (kStagedAhead: the next
     # line's rows prefetched as this line's are blended), rows of 1000 floats (a tail of eight).
     ((1, 2, 600, 1000), dict(size=(224, 400), mode="bilinear")),
+    # Staged lines (blended into scratch, then gathered) in own_lines' loop too where some
+    # pixels are ragged (fixed by gather_dispatch), and lines of a length no multiple of eight.
+    ((1, 1, 256, 256), dict(size=(224, 224), mode="bicubic")),
+    ((1, 2, 100, 37), dict(size=(40, 29), mode="bicubic")),
 ]
 
 

@@ -1602,22 +1602,26 @@ void fused_line(const S* src, const int64_t* off, const acc_t* tw, int64_t T, co
 }
 
 // The taps of the leading axes for output line (b, oi[0], ..., oi[m-1]): input line offsets
-// (in lines) and products of weights. Returns their number (0: a row of a transposed table that
-// reads nothing).
+// (in elements: lines times in_row, the elements of an input line) and products of weights.
+// Returns their number (0: a row of a transposed table that reads nothing). The offsets are
+// scaled as the last axis writes them, not in a loop after it: that loop, vectorised, read back
+// the scalar stores just made (a stalled store-to-load forward per line).
 template <typename acc_t>
-int64_t lead_taps(const Sweep<acc_t>& P, int64_t b, const int64_t* oi, int64_t* off, acc_t* tw) {
+int64_t lead_taps(const Sweep<acc_t>& P, int64_t b, const int64_t* oi, int64_t in_row, int64_t* off, acc_t* tw) {
+  const size_t m = P.lead.size();
   int64_t T = 1;
-  off[0] = b;
+  off[0] = m == 0 ? b * in_row : b;
   tw[0] = acc_t(1);
-  for (size_t i = 0; i < P.lead.size() && T > 0; ++i) {
+  for (size_t i = 0; i < m && T > 0; ++i) {
     const Line<acc_t>& a = *P.lead[i];
     const int64_t s = a.start[oi[i]], n = a.len[oi[i]];
+    const int64_t scale = i + 1 == m ? in_row : 1;
     const acc_t* wa = a.w.data() + oi[i] * a.K;
     for (int64_t t = T - 1; t >= 0; --t) {
       const int64_t o_t = off[t] * a.in + s;
       const acc_t w_t = tw[t];
       for (int64_t j = n - 1; j >= 0; --j) {
-        off[t * n + j] = o_t + j;
+        off[t * n + j] = (o_t + j) * scale;
         tw[t * n + j] = w_t * wa[j];
       }
     }
@@ -1684,7 +1688,7 @@ enum class OwnLines { kNone, kHalving, kPairs, kPairs2, kStaged, kStagedAhead, k
 inline OwnLines own_lines_of(const Sweep<float>& P) {
   const Line<float>& L = *P.last;
   if (P.lead.size() != 1 || P.nseg != 1 || P.ring != 0 || P.stream || P.stream_rows || P.pretouch ||
-      P.inner != 1 || !L.ragged_runs.empty())
+      P.inner != 1)
     return OwnLines::kNone;
   // An input larger than the caches keep whose rows run_sweep prefetches (prefetches_rows, any
   // line sharing rows with the next counted as all of them): own_lines does not, so such sweeps
@@ -1696,17 +1700,20 @@ inline OwnLines own_lines_of(const Sweep<float>& P) {
       shared = a.len[o - 1] > 0 && a.start[o - 1] + a.len[o - 1] > a.start[o];
     if (prefetches_rows((P.seg_hi[0] - P.seg_lo[0]) * int64_t{sizeof(float)}, shared, a.K)) return OwnLines::kNone;
   }
+  // Staged lines go through scratch and gather_dispatch, as sweep_segment's do: any length, and
+  // ragged pixels (Line::ragged_runs) fixed there.
+  const bool staged = L.step == 1 && !L.identity && !L.unit && !L.idx.empty() &&
+                      std::none_of(L.blk_loads.begin(), L.blk_loads.end(), [](uint8_t l) { return l == kStride2Pairs; });
+  const OwnLines as_staged = !staged ? OwnLines::kNone : P.prefetch && !shared ? OwnLines::kStagedAhead : OwnLines::kStaged;
+  if (!L.ragged_runs.empty()) return as_staged;
   if (L.step == 3 && L.K > 1 && !L.regular) return OwnLines::kRgbPairs;
   if (L.step == 3 && L.regular) return OwnLines::kRgbHalving;
-  if (L.out % 8 != 0) return OwnLines::kNone;
+  if (L.out % 8 != 0) return as_staged;
   if (blended_halving_pays(L, 2) &&
       std::all_of(L.blk_loads.begin(), L.blk_loads.end(), [](uint8_t l) { return l == kStride2Pairs; }))
     return OwnLines::kHalving;
   if (L.step == 4 && L.K > 1 && L.pairs_end == L.out) return L.K == 2 ? OwnLines::kPairs2 : OwnLines::kPairs;
-  if (L.step == 1 && !L.identity && !L.unit && !L.idx.empty() &&
-      std::none_of(L.blk_loads.begin(), L.blk_loads.end(), [](uint8_t l) { return l == kStride2Pairs; }))
-    return P.prefetch && !shared ? OwnLines::kStagedAhead : OwnLines::kStaged;
-  return OwnLines::kNone;
+  return as_staged;
 }
 
 // blend of TT input lines (src + off[t], weights tw[t]) into out[0, n), the same sums in the same
@@ -2100,11 +2107,10 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
       }
       // Where this segment is computed: the line itself, or the stage standing in for it.
       dst_t* line = P.stream ? reinterpret_cast<dst_t*>(S.stage) - o0 * P.inner : drow;
-      const int64_t T = lead_taps(P, b, oi, S.off, S.tw);
+      const int64_t T = lead_taps(P, b, oi, in_row, S.off, S.tw);
       if (T == 0) {
         std::fill(line + o0 * P.inner, line + o1 * P.inner, dst_t(0));
       } else {
-        for (int64_t t = 0; t < T; ++t) S.off[t] *= in_row;
         // Leading axes that step more than one input line per output line (downscales, and the
         // backward of upscales, whose transposed tables step two lines per line), where the rows
         // read are short: the hardware prefetchers do not see the jump to the next line's rows, so
