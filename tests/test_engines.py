@@ -554,6 +554,30 @@ def test_ring_threads_agree(shape, kw, dtype):
     assert_close(g1, gr.to(dtype), dtype)
 
 
+# Each thread keeps its ring of rows from one of its chunks to the next (line_sweep.h run_sweep):
+# a chunk that follows the thread's last one resamples only the input lines it adds. Sweeps of
+# many chunks per thread (channels_last RGB and RGBA upscales of 224² to 256², 256 lines) have
+# the values of one thread's single chunk, forward and backward.
+@pytest.mark.parametrize("channels", [3, 4])
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_ring_chunks_agree(channels, mode):
+    x = torch.randn((1, channels, 224, 224), generator=torch.Generator().manual_seed(6))
+    x = x.contiguous(memory_format=torch.channels_last)
+    kw = dict(size=(256, 256), mode=mode)
+    g = torch.randn((1, channels, 256, 256), generator=torch.Generator().manual_seed(7))
+    g = g.contiguous(memory_format=torch.channels_last)
+    n = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        y1, g1 = _run("line_sweep", x, kw, g)
+        torch.set_num_threads(max(2, n))
+        y2, g2 = _run("line_sweep", x, kw, g)
+    finally:
+        torch.set_num_threads(n)
+    assert torch.equal(y1, y2) and torch.equal(g1, g2)
+    assert_close(y1, native(x, **kw), torch.float32)
+
+
 # Lines of several channels per position (channels_last) whose leading taps are few blend them
 # and apply the last axis' table in one sweep where that costs less than the blended line in
 # scratch (line_sweep.h fuse_pays: float32, channels a multiple of eight): halvings (area,

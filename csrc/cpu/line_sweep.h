@@ -2000,6 +2000,13 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
     own_ring = ring_lines_of(P);
   }
 #endif
+  // The ring of rows, one per thread for the whole sweep (Sweep::ring): the lines its slots hold
+  // (in the thread's scratch) stay valid from one of the thread's chunks to the next, so that a
+  // chunk following the thread's last resamples only the input lines it adds, not its whole
+  // window again. With 2 threads a sweep of 256 lines ran in 16 chunks; channels_last RGBA
+  // bicubic 224² -> 256² then resampled a fifth more input lines than with 1.
+  const bool one_thread = at::get_num_threads() <= 1 || at::in_parallel_region();
+  std::vector<Ring> rings(P.ring > 0 ? (one_thread ? 1 : at::get_num_threads()) : 0, Ring(P.ring, P.nseg));
   parallel_chunks(0, P.rows * P.nseg, P.grain, [&](int64_t begin, int64_t end) {
     const SweepScratch<acc_t> S(P, sizeof(dst_t));
     // Sweep::pretouch: the chunk's bytes [item_at(begin), item_at(end)) are its own; one store
@@ -2016,7 +2023,8 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
       for (uintptr_t q = (t + page) & ~(page - 1); q < e; q += page) touched[q - t] = 0;
       touched += e - t;
     };
-    Ring ring(P.ring, P.nseg);
+    Ring none(0, P.nseg);
+    Ring& ring = rings.empty() ? none : rings[one_thread ? 0 : at::get_thread_num()];
     // Streaming: segments are computed into S.stage (indexed as the line is) and streamed out;
     // `staged` is the item whose values the stage holds.
     int64_t staged = -1;
