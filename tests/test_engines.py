@@ -531,11 +531,9 @@ RING = [
 ]
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=str)
-@pytest.mark.parametrize("shape,kw", RING, ids=lambda v: str(v))
-def test_ring_threads_agree(shape, kw, dtype):
-    x = torch.randn(shape, generator=torch.Generator().manual_seed(6), dtype=torch.float64).to(dtype)
-    g = torch.randn(native(x.float(), **kw).shape, generator=torch.Generator().manual_seed(7)).to(dtype)
+def _sweep_threads_agree(x, kw, g):
+    """The line sweep's result and gradient with 1 thread, asserted equal bit for bit to those
+    with several."""
     n = torch.get_num_threads()
     try:
         torch.set_num_threads(1)
@@ -545,6 +543,15 @@ def test_ring_threads_agree(shape, kw, dtype):
     finally:
         torch.set_num_threads(n)
     assert torch.equal(y1, y2) and torch.equal(g1, g2)
+    return y1, g1
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("shape,kw", RING, ids=lambda v: str(v))
+def test_ring_threads_agree(shape, kw, dtype):
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(6), dtype=torch.float64).to(dtype)
+    g = torch.randn(native(x.float(), **kw).shape, generator=torch.Generator().manual_seed(7)).to(dtype)
+    y1, g1 = _sweep_threads_agree(x, kw, g)
     # native in the dtype (bfloat16: in float32, native rounds its bfloat16 intermediates)
     wide = torch.float32 if dtype == torch.bfloat16 else dtype
     xg = x.to(wide).requires_grad_()
@@ -566,15 +573,7 @@ def test_ring_chunks_agree(channels, mode):
     kw = dict(size=(256, 256), mode=mode)
     g = torch.randn((1, channels, 256, 256), generator=torch.Generator().manual_seed(7))
     g = g.contiguous(memory_format=torch.channels_last)
-    n = torch.get_num_threads()
-    try:
-        torch.set_num_threads(1)
-        y1, g1 = _run("line_sweep", x, kw, g)
-        torch.set_num_threads(max(2, n))
-        y2, g2 = _run("line_sweep", x, kw, g)
-    finally:
-        torch.set_num_threads(n)
-    assert torch.equal(y1, y2) and torch.equal(g1, g2)
+    y1, g1 = _sweep_threads_agree(x, kw, g)
     assert_close(y1, native(x, **kw), torch.float32)
 
 
