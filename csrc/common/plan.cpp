@@ -159,7 +159,12 @@ double gather_taps(const Plan& p) {
 //   it does on longer lines (bilinear x2 of 256 x 256 planes: 0.62x);
 // - any line of at most kShortLine outputs: area, bilinear, antialias and nearest resizes of
 //   7 x 7 to 20 x 20 planes measured 1.4x-4.9x faster forward, 1.6x-3.3x forward+backward
-//   (1 thread).
+//   (1 thread);
+// - nearest and nearest-exact lines (copies) of fewer than kCopyJoinLine outputs, where the
+//   sweep's work per line outweighs its copies: NCHW planes to 32, 48 and 63 wide, 1 thread
+//   1.39x-2.42x faster (a batch of 8 x 64 planes to 128 x 48: 1.0 against 1.38 ms), 2 threads
+//   1.04x-1.87x, but (2, 16) planes 64² -> 48 x 32 0.8x (32 against 26 us); to 64 wide the
+//   sweep is as fast or faster with many planes ((8, 64) planes 32² -> 64², 1 thread: 0.72x).
 // With several threads, a call whose planes (outer) the threads cannot share out evenly
 // (plane_shares; fewer planes than threads, or three on two) and whose plane has at least
 // kSplitPlane outputs splits each pass's planes among them: two forks and joins of little work
@@ -172,12 +177,14 @@ double gather_taps(const Plan& p) {
 // passes took 52-73 us on 224² -> 256², the sweep 17-35. The values do not depend on the
 // threads.
 constexpr int64_t kShortLine = 16;
+constexpr int64_t kCopyJoinLine = 64;
 constexpr double kSplitPlane = 32768;
 
 bool passes_join_pay(const AxisTable& last, const DeviceKernels& k) {
   if (k.pass_join_outputs == 0 || last.identity || last.out_size * 2 > k.pass_join_outputs) return false;
   if (last.out_size <= kShortLine) return true;
-  return !last.unit && last.K >= 2 && last.K <= 4 && last.out_size >= last.in_size;
+  if (last.unit) return last.out_size < kCopyJoinLine;
+  return last.K >= 2 && last.K <= 4 && last.out_size >= last.in_size;
 }
 
 // Whether the separable passes run as one task per thread over its own share of the planes
