@@ -160,11 +160,18 @@ double gather_taps(const Plan& p) {
 // - any line of at most kShortLine outputs: area, bilinear, antialias and nearest resizes of
 //   7 x 7 to 20 x 20 planes measured 1.4x-4.9x faster forward, 1.6x-3.3x forward+backward
 //   (1 thread);
-// - nearest and nearest-exact lines (copies) of fewer than kCopyJoinLine outputs, where the
+// - nearest and nearest-exact lines (copies) of fewer than kJoinBelow outputs, where the
 //   sweep's work per line outweighs its copies: NCHW planes to 32, 48 and 63 wide, 1 thread
 //   1.39x-2.42x faster (a batch of 8 x 64 planes to 128 x 48: 1.0 against 1.38 ms), 2 threads
 //   1.04x-1.87x, but (2, 16) planes 64² -> 48 x 32 0.8x (32 against 26 us); to 64 wide the
-//   sweep is as fast or faster with many planes ((8, 64) planes 32² -> 64², 1 thread: 0.72x).
+//   sweep is as fast or faster with many planes ((8, 64) planes 32² -> 64², 1 thread: 0.72x);
+// - forward downscales to fewer than kJoinBelow outputs by a factor that is not whole: NCHW
+//   bilinear (1, 64) planes 64² -> 40², 1 / 2 threads, 1.84x / 1.65x faster, bicubic (4, 32)
+//   planes 128² -> 48² 1.49x / 1.51x, (1, 32) planes 100² -> 60² 1.65x / 1.49x, antialiased
+//   bilinear (8, 3) planes 128² -> 40² 1.37x / 1.25x. Whole factors stay with the sweep, whose
+//   own loops take halvings (bilinear (8, 64) planes 64² -> 32²: 0.37x / 0.64x; area 128² ->
+//   32²: 1.14x / 0.92x), and so do the transposed tables of backwards (bicubic_odd_ac's, 1
+//   thread: the sweep 820 against 1035 us).
 // With several threads, a call whose planes (outer) the threads cannot share out evenly
 // (plane_shares; fewer planes than threads, or three on two) and whose plane has at least
 // kSplitPlane outputs splits each pass's planes among them: two forks and joins of little work
@@ -177,13 +184,16 @@ double gather_taps(const Plan& p) {
 // passes took 52-73 us on 224² -> 256², the sweep 17-35. The values do not depend on the
 // threads.
 constexpr int64_t kShortLine = 16;
-constexpr int64_t kCopyJoinLine = 64;
+constexpr int64_t kJoinBelow = 64;
 constexpr double kSplitPlane = 32768;
 
 bool passes_join_pay(const AxisTable& last, const DeviceKernels& k) {
   if (k.pass_join_outputs == 0 || last.identity || last.out_size * 2 > k.pass_join_outputs) return false;
   if (last.out_size <= kShortLine) return true;
-  if (last.unit) return last.out_size < kCopyJoinLine;
+  if (last.unit) return last.out_size < kJoinBelow;
+  if (!last.transposed && last.out_size < kJoinBelow && last.out_size < last.in_size &&
+      last.in_size % last.out_size != 0)
+    return true;
   return last.K >= 2 && last.K <= 4 && last.out_size >= last.in_size;
 }
 

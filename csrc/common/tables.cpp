@@ -173,6 +173,7 @@ AxisTable transpose(const AxisTable& t) {
   r.out_size = t.in_size;
   r.identity = t.identity;
   r.precision = t.precision;
+  r.transposed = true;
   std::vector<int64_t> first(t.in_size, -1), last(t.in_size, -2);
   for (int64_t o = 0; o < t.out_size; ++o) {
     for (int64_t k = 0; k < t.len[o]; ++k) {
@@ -464,6 +465,7 @@ std::vector<std::shared_ptr<const AxisTable>> table_specs(
     const double s = scales.has_value() && (*scales)[d] > 0 ? (*scales)[d] : 0.0;
     AxisTable t;
     t.spec = TableSpec{opt, in, out, s, transposed};
+    t.transposed = transposed;
     t.identity = table_in_double(opt) ? identity_rows<double>(opt, in, out, s)
                                       : identity_rows<float>(opt, in, out, s);
     const int64_t k = forward_taps_bound(opt, in, out, s);

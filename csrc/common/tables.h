@@ -63,6 +63,7 @@ struct AxisTable {
   uint64_t id = 0;              // unique per built table (never reused): a key for derived data
   int64_t sum_len = 0;          // sum of len
   bool unit = false;            // every row is one tap of weight exactly 1 (nearest, identity)
+  bool transposed = false;      // a backward's table (transpose, or a transposed spec)
   // Set for a table the device builds from its row formulas (table_specs): then start, len and
   // w are empty, K is an upper bound on the taps of every row (rows carry len <= K), identity
   // is known from the sizes and scale alone, and sum_len is an estimate for the cost model. A
