@@ -170,8 +170,9 @@ double gather_taps(const Plan& p) {
 //   planes 128² -> 48² 1.49x / 1.51x, (1, 32) planes 100² -> 60² 1.65x / 1.49x, antialiased
 //   bilinear (8, 3) planes 128² -> 40² 1.37x / 1.25x. Whole factors stay with the sweep, whose
 //   own loops take halvings (bilinear (8, 64) planes 64² -> 32²: 0.37x / 0.64x; area 128² ->
-//   32²: 1.14x / 0.92x), and so do the transposed tables of backwards (bicubic_odd_ac's, 1
-//   thread: the sweep 820 against 1035 us).
+//   32²: 1.14x / 0.92x), and so do the transposed tables of backwards, not measured apart
+//   from the noise (bicubic_odd_ac's, 1 thread: the sweep 820 against 1035 us, then 744
+//   against 680 us).
 // With several threads, a call whose planes (outer) the threads cannot share out evenly
 // (plane_shares; fewer planes than threads, or three on two) and whose plane has at least
 // kSplitPlane outputs splits each pass's planes among them: two forks and joins of little work
