@@ -73,6 +73,9 @@ double mean_taps(const AxisTable& t) {
   return static_cast<double>(t.sum_len) / static_cast<double>(std::max<int64_t>(1, t.out_size));
 }
 
+// The threads a call's kernels split it over (DeviceKernels::threads; one where it is unset).
+int threads_of(const DeviceKernels& k) { return k.threads != nullptr ? k.threads() : 1; }
+
 // Cost model, in multiply-adds along contiguous memory. A multiply-add along the innermost axis
 // (inner == 1) gathers scattered elements and costs kGather of those; every element of a scratch
 // tensor of the separable passes is written, faulted in and read back again: kScratch.
@@ -123,8 +126,9 @@ std::vector<const AxisTable*> physical_tables(const Plan& p, const SweepShape& s
 }
 
 // Per output line along the last spatial axis: a blend of the input lines its leading-axis
-// taps select, then the last axis' table along that line.
-double line_sweep_cost(const std::vector<const AxisTable*>& tabs, double outer, double inner) {
+// taps select, then the last axis' table along that line; plus `per_line` for each line.
+double line_sweep_cost(const std::vector<const AxisTable*>& tabs, double outer, double inner,
+                       double per_line = 0.0) {
   const AxisTable& last = *tabs.back();
   double rows = outer, lead_taps = 1;
   bool lead_unit = true;
@@ -138,7 +142,7 @@ double line_sweep_cost(const std::vector<const AxisTable*>& tabs, double outer, 
   const double along = last.identity ? 0.0
                                      : static_cast<double>(last.out_size) * inner *
                                            mean_taps(last) * (inner == 1 ? kGather : 1.0);
-  return rows * (blend + along);
+  return rows * (blend + along + per_line);
 }
 
 // Taps per output of the product window, from the mean taps per row of each table (a device
@@ -217,7 +221,7 @@ bool plane_shares(int64_t outer, int threads) {
 // against 164.1 us on cores that do not.
 bool split_plane(const Plan& p, const SweepShape& s, const std::vector<const AxisTable*>& tabs,
                  const DeviceKernels& k) {
-  const int threads = k.threads != nullptr ? k.threads() : 1;
+  const int threads = threads_of(k);
   if (threads <= 1 || s.inner != 1 || plane_shares(s.outer, threads) || tabs.size() != 2 ||
       p.order.size() != 2 || p.pos[p.order[0]] > p.pos[p.order[1]])
     return false;
@@ -244,16 +248,14 @@ constexpr double kSweepLine = 512;
 // threads, three planes' bilinear 1000² -> 400 x 1000, 130 against 161 us.
 Executor kept_last_axis(const Plan& p, at::IntArrayRef phys_sizes, const SweepShape& s,
                         const std::vector<const AxisTable*>& tabs, const DeviceKernels& k) {
-  double rows = static_cast<double>(s.outer);
-  for (size_t i = 0; i + 1 < tabs.size(); ++i) rows *= static_cast<double>(tabs[i]->out_size);
   double passes = separable_cost(p, phys_sizes.vec());
-  const int threads = k.threads != nullptr ? k.threads() : 1;
+  const int threads = threads_of(k);
   if (p.order.size() == 1 && threads > 1 && s.outer >= threads && !plane_shares(s.outer, threads)) {
     const int64_t rounds = (s.outer + threads - 1) / threads;
     passes *= static_cast<double>(rounds * threads) / static_cast<double>(s.outer);
   }
-  const double sweep = line_sweep_cost(tabs, static_cast<double>(s.outer), static_cast<double>(s.inner)) +
-                       kSweepLine * rows;
+  const double sweep =
+      line_sweep_cost(tabs, static_cast<double>(s.outer), static_cast<double>(s.inner), kSweepLine);
   return sweep <= passes ? Executor::LineSweep : Executor::Separable;
 }
 
@@ -470,7 +472,7 @@ void run(const Plan& p, const at::Tensor& x, const at::Tensor& out, const Device
     case Executor::ProductGather: return run_product_gather(p, cur, out_phys, k);
     default: break;
   }
-  const int threads = k.threads != nullptr ? k.threads() : 1;
+  const int threads = threads_of(k);
   if (threads <= 1 || at::in_parallel_region()) return run_separable(p, cur, out_phys, k);
   const SweepShape s = sweep_shape(p, cur.sizes());
   if (!plane_shares(s.outer, threads) || !shares_pay(p, cur, out_phys, threads))
