@@ -807,6 +807,17 @@ inline int64_t with_lines(int64_t T, F f) {
   }
 }
 
+// f(std::integral_constant<int, T>{}) for T = 1 to 4 leading taps (fuse_pays' range).
+template <typename F>
+inline void with_taps(int64_t T, F f) {
+  switch (T) {
+    case 1: return f(std::integral_constant<int, 1>{});
+    case 2: return f(std::integral_constant<int, 2>{});
+    case 3: return f(std::integral_constant<int, 3>{});
+    default: return f(std::integral_constant<int, 4>{});
+  }
+}
+
 // blended_halving's loop over blocks from b for T = TT input lines (also own_lines' for lines of
 // halvings that are not regular); halving_run is it as a function of its own, so that its
 // pointers and weights stay in registers (inlined into run_sweep's loops they were spilled and
@@ -1543,10 +1554,28 @@ RESIZE_AD_INLINE typename V::T fused_blend(const typename V::T* vw, const float*
   return v;
 }
 
-template <typename V, int TT = 0>
-RESIZE_AD_INLINE void fused_rows(const float* src, const int64_t* off, const float* tw, int64_t T_,
-                                 const Line<float>& L, int64_t inner, int64_t o0, int64_t o1, float* out, bool nt) {
-  const int64_t T = TT > 0 ? TT : T_;
+// One output position of fused_rows with N = 1 or 2 taps of the last axis, unrolled.
+template <typename V, int TT, int N>
+RESIZE_AD_INLINE void fused_position(const typename V::T* vw, const float* s0, const float* s1, const float* s2,
+                                     const float* s3, const float* wo, int64_t p0, int64_t inner, float* d,
+                                     bool stream) {
+  const typename V::T w0 = V::set1(wo[0]), w1 = V::set1(wo[N - 1]);
+  for (int64_t c = 0; c < inner; c += V::W) {
+    typename V::T acc = V::mul(w0, fused_blend<V>(vw, s0, s1, s2, s3, TT, p0 + c));
+    if (N == 2) acc = V::fmadd(w1, fused_blend<V>(vw, s0, s1, s2, s3, TT, p0 + inner + c), acc);
+    if (stream) {
+      V::stream(d + c, acc);
+    } else {
+      V::store(d + c, acc);
+    }
+  }
+}
+
+// With T (1 to 4 leading taps) known to the compiler; positions of one or two taps take
+// fused_position, the others a loop over their taps.
+template <typename V, int T>
+RESIZE_AD_INLINE void fused_rows(const float* src, const int64_t* off, const float* tw, const Line<float>& L,
+                                 int64_t inner, int64_t o0, int64_t o1, float* out, bool nt) {
   typename V::T vw[4];
   for (int64_t t = 0; t < T; ++t) vw[t] = V::set1(tw[t]);
   const float* s0 = src + off[0];
@@ -1563,6 +1592,14 @@ RESIZE_AD_INLINE void fused_rows(const float* src, const int64_t* off, const flo
       continue;
     }
     const bool stream = nt && (reinterpret_cast<uintptr_t>(d) & (4 * V::W - 1)) == 0;
+    if (n == 1) {
+      fused_position<V, T, 1>(vw, s0, s1, s2, s3, wo, p0, inner, d, stream);
+      continue;
+    }
+    if (n == 2) {
+      fused_position<V, T, 2>(vw, s0, s1, s2, s3, wo, p0, inner, d, stream);
+      continue;
+    }
     for (int64_t c = 0; c < inner; c += V::W) {
       typename V::T acc = V::mul(V::set1(wo[0]), fused_blend<V>(vw, s0, s1, s2, s3, T, p0 + c));
       for (int64_t j = 1; j < n; ++j)
@@ -1577,15 +1614,20 @@ RESIZE_AD_INLINE void fused_rows(const float* src, const int64_t* off, const flo
 }
 #pragma GCC diagnostic pop
 
-// fused_line's float loop in sixteen-float vectors (inner a multiple of 16, AVX-512F); two
-// leading taps (bilinear) with T known to the compiler, so that the loop tests none: the
-// channels_last bilinear halving of (4, 64, 56, 56), read from the L3 cache, measured 60 -> 57-58
-// us with 1 thread and 37-38 -> 34-35 us with 2 (an AMD EPYC, Zen 4).
+// fused_line's float loop in sixteen-float vectors (inner a multiple of 16, AVX-512F), with the
+// count of leading taps known to the compiler, so that the loop tests none: the channels_last
+// bilinear halving of (4, 64, 56, 56), read from the L3 cache, measured 60 -> 57-58 us with 1
+// thread and 37-38 -> 34-35 us with 2 with two taps known (an AMD EPYC, Zen 4). fused_line's
+// eight-float loop (AVX2) likewise.
 RESIZE_AD_AVX512 void fused_line16(const float* src, const int64_t* off, const float* tw, int64_t T,
                                    const Line<float>& L, int64_t inner, int64_t o0, int64_t o1, float* out,
                                    bool nt) {
-  if (T == 2) return fused_rows<Floats16, 2>(src, off, tw, T, L, inner, o0, o1, out, nt);
-  fused_rows<Floats16>(src, off, tw, T, L, inner, o0, o1, out, nt);
+  switch (T) {  // with_taps' switch: a lambda would not take this function's target
+    case 1: return fused_rows<Floats16, 1>(src, off, tw, L, inner, o0, o1, out, nt);
+    case 2: return fused_rows<Floats16, 2>(src, off, tw, L, inner, o0, o1, out, nt);
+    case 3: return fused_rows<Floats16, 3>(src, off, tw, L, inner, o0, o1, out, nt);
+    default: return fused_rows<Floats16, 4>(src, off, tw, L, inner, o0, o1, out, nt);
+  }
 }
 #endif
 
@@ -1595,7 +1637,7 @@ void fused_line(const S* src, const int64_t* off, const acc_t* tw, int64_t T, co
 #if RESIZE_AD_AVX2
   if constexpr (std::is_same_v<S, float> && std::is_same_v<D, float> && std::is_same_v<acc_t, float>) {
     if (inner % 16 == 0 && cpu_has_avx512()) return fused_line16(src, off, tw, T, L, inner, o0, o1, out, nt);
-    return fused_rows<Floats8>(src, off, tw, T, L, inner, o0, o1, out, nt);
+    return with_taps(T, [&](auto t) { fused_rows<Floats8, decltype(t)::value>(src, off, tw, L, inner, o0, o1, out, nt); });
   }
 #endif
   // Not reached for other types or the baseline build: fuse_pays is false there.
