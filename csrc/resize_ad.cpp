@@ -1,11 +1,11 @@
 // Op schemas, module init, a lean Python entry point, and the Python view of the capability
-// table and of the test seams (executor, huge pages). The kernels live in cpu/ and cuda/;
-// nothing here computes.
+// table and of the test seams (executor, huge pages). The kernels live in cpu/ and cuda/, the
+// C++ autograd Functions in autograd.cpp; nothing here computes.
 #include <Python.h>
 #include <ATen/PythonTorchFunctionTLS.h>
 #include <ATen/core/LegacyTypeDispatch.h>
 #include <c10/core/GradMode.h>
-#include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
 #include <torch/csrc/Exceptions.h>
 #include <torch/csrc/autograd/python_variable.h>
 #include <torch/library.h>
@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "autograd.h"
 #include "common/capabilities.h"
 #include "common/plan.h"
 
@@ -25,8 +26,12 @@ void set_stream_threshold(size_t bytes);
 
 namespace {
 
-using ResizeFn = at::Tensor(const at::Tensor&, c10::SymIntArrayRef, c10::string_view, bool,
-                            std::optional<c10::ArrayRef<double>>, bool);
+// Whether a functorch transform (vmap, grad, jvp, ...) is active: its dynamic layer stack keeps
+// the front-mode key included while it holds a layer (the C++ autograd Functions refuse to run
+// under one).
+bool functorch_active() {
+  return c10::impl::tls_is_dispatch_key_included(c10::DispatchKey::FuncTorchDynamicLayerFrontMode);
+}
 
 bool parse_ints(PyObject* obj, std::vector<c10::SymInt>& out) {
   if (!PyList_Check(obj) && !PyTuple_Check(obj)) return false;
@@ -55,34 +60,26 @@ bool parse_floats(PyObject* obj, std::optional<std::vector<double>>& out) {
   return true;
 }
 
-// resize (backward false) or resize_backward through the dispatcher below autograd, without the
-// GIL, as a new Python tensor.
-PyObject* call_below_autograd(bool backward, const at::Tensor& x, const std::vector<c10::SymInt>& sizes,
-                              std::string_view mode, bool align_corners,
-                              const std::optional<std::vector<double>>& scales, bool antialias) {
-  static const auto resize = c10::Dispatcher::singleton()
-                                 .findSchemaOrThrow("resize_ad::resize", "")
-                                 .typed<ResizeFn>();
-  static const auto resize_backward = c10::Dispatcher::singleton()
-                                          .findSchemaOrThrow("resize_ad::resize_backward", "")
-                                          .typed<ResizeFn>();
+// resize (backward false) or resize_backward as a new Python tensor, without the GIL: below
+// autograd, or (graph) through the C++ autograd Functions (autograd.h).
+PyObject* call_resize_op(bool backward, bool graph, const at::Tensor& x, std::vector<c10::SymInt> sizes,
+                         std::string_view mode, bool align_corners, std::optional<std::vector<double>> scales,
+                         bool antialias) {
   at::Tensor y;
   {
     pybind11::gil_scoped_release no_gil;
-    at::AutoDispatchBelowADInplaceOrView below_autograd;
-    std::optional<c10::ArrayRef<double>> sc;
-    if (scales) sc = c10::ArrayRef<double>(*scales);
-    y = (backward ? resize_backward : resize)
-            .call(x, c10::SymIntArrayRef(sizes), c10::string_view(mode.data(), mode.size()), align_corners, sc,
-                  antialias);
+    const resize_ad::ResizeArgs a{std::move(sizes), mode, align_corners, std::move(scales), antialias};
+    y = graph ? resize_ad::resize_with_graph(backward, x, a) : resize_ad::call_resize(backward, x, a);
   }
   return THPVariable_Wrap(std::move(y));
 }
 
 // _call(op, x, sizes, mode, align_corners, scales, antialias) with op 0 = resize,
 // 1 = resize_backward: the op through the dispatcher below autograd, without torch.ops'
-// generic argument parsing. Only for plain tensors that need no autograd (functional.py checks
-// that); anything unexpected returns NotImplemented and the caller uses torch.ops.
+// generic argument parsing, for plain tensors that need no autograd; op 2 = resize, 3 =
+// resize_backward through the C++ autograd Functions, for plain tensors that need a graph with
+// no forward-AD level open (autograd.py checks both); anything unexpected returns
+// NotImplemented and the caller uses torch.ops.
 PyObject* call_op(PyObject* /*self*/, PyObject* const* args, Py_ssize_t nargs) {
   HANDLE_TH_ERRORS
   if (nargs != 7 || !PyLong_CheckExact(args[0]) || !THPVariable_CheckExact(args[1]) ||
@@ -102,7 +99,10 @@ PyObject* call_op(PyObject* /*self*/, PyObject* const* args, Py_ssize_t nargs) {
   const std::string_view mode(mode_ptr, mode_len);
   const at::Tensor& x = THPVariable_Unpack(args[1]);
   const bool align_corners = args[4] == Py_True, antialias = args[6] == Py_True;
-  return call_below_autograd(which != 0, x, sizes, mode, align_corners, scales, antialias);
+  if (which < 0 || which > 3 || (which >= 2 && functorch_active()))
+    Py_RETURN_NOTIMPLEMENTED;
+  return call_resize_op(which % 2 == 1, which >= 2, x, std::move(sizes), mode, align_corners, std::move(scales),
+                        antialias);
   END_HANDLE_TH_ERRORS
 }
 
@@ -129,9 +129,10 @@ void nearest_scales(const at::Tensor& x, const std::vector<c10::SymInt>& sizes, 
 // _interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
 // antialias): resize_ad.interpolate's common call in one C call, its fast path's tests made here
 // (functional.py _fast_call, which takes every call this returns NotImplemented for): a plain
-// floating tensor, not empty, that needs no autograd, outside functorch transforms and
-// torch function modes; a mode and rank the op takes, align_corners None or a bool the mode
-// takes; size as int or ints in (0, 2^62), or (not area) scale_factor as numbers
+// floating tensor, not empty, outside functorch transforms and torch function modes (one that
+// needs a graph gets it from the C++ autograd Functions); a mode and rank the op takes,
+// align_corners None or a bool the mode takes; size as int or ints in (0, 2^62), or (not area)
+// scale_factor as numbers
 // whose output sizes are in [1, 2^62); recompute_scale_factor None, antialias False. The caller
 // (interpolate) has checked that neither torch.compile nor a forward-AD level is active.
 PyObject* interpolate_op(PyObject* /*self*/, PyObject* const* args, Py_ssize_t nargs) {
@@ -144,8 +145,11 @@ PyObject* interpolate_op(PyObject* /*self*/, PyObject* const* args, Py_ssize_t n
   const at::ScalarType dt = x.scalar_type();
   constexpr c10::DispatchKeySet kWrapped({c10::DispatchKey::FuncTorchGradWrapper, c10::DispatchKey::FuncTorchBatched,
                                           c10::DispatchKey::Python, c10::DispatchKey::Functionalize});
-  if (!at::isFloatingType(dt) || (x.requires_grad() && at::GradMode::is_enabled()) ||
-      at::impl::torch_function_mode_enabled() || x.key_set().has_any(kWrapped)) {
+  // A graph only for torch.Tensor itself (THPVariable_CheckExact also takes nn.Parameter), as
+  // autograd.py's route to the C++ Functions.
+  const bool graph = x.requires_grad() && at::GradMode::is_enabled();
+  if (!at::isFloatingType(dt) || at::impl::torch_function_mode_enabled() || x.key_set().has_any(kWrapped) ||
+      (graph && (functorch_active() || Py_TYPE(args[0]) != reinterpret_cast<PyTypeObject*>(THPVariableClass)))) {
     Py_RETURN_NOTIMPLEMENTED;
   }
   Py_ssize_t mode_len = 0;
@@ -209,7 +213,7 @@ PyObject* interpolate_op(PyObject* /*self*/, PyObject* const* args, Py_ssize_t n
   }
   if (!ok) Py_RETURN_NOTIMPLEMENTED;
   if (scales && caps->mode == resize_ad::Mode::Nearest) nearest_scales(x, sizes, *scales);
-  return call_below_autograd(false, x, sizes, mode, align_corners, scales, false);
+  return call_resize_op(false, graph, x, std::move(sizes), mode, align_corners, std::move(scales), false);
   END_HANDLE_TH_ERRORS
 }
 

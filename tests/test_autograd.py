@@ -100,3 +100,60 @@ def test_forward_ad_dual():
         y = resize_ad.interpolate(fwAD.make_dual(x, t), size=11, mode="linear", align_corners=True)
         tangent = fwAD.unpack_dual(y).tangent
     torch.testing.assert_close(tangent, resize_ad.interpolate(t, size=11, mode="linear", align_corners=True))
+
+
+# Plain tensors that need a graph take the C++ autograd Functions (csrc/autograd.cpp); anything
+# else the Python Functions (autograd.py). Both routes give the same graph to every order.
+def _route(y):
+    return "cpp" if "ResizeFunction" in y.grad_fn.name() else "python"
+
+
+@pytest.mark.parametrize("kw", [dict(size=(5, 9), mode="bicubic"), dict(size=(11, 4), mode="bilinear", antialias=True),
+                                dict(scale_factor=2, mode="nearest"), dict(size=(3, 3), mode="area")])
+def test_cpp_and_python_routes_agree_to_third_order(kw):
+    x = torch.randn(2, 3, 7, 6, dtype=torch.float64)
+    xp = torch.nn.Parameter(x.clone())  # nn.Parameter takes the Python Functions
+    xc = x.clone().requires_grad_(True)
+    grads = {}
+    for name, t in (("cpp", xc), ("python", xp)):
+        y = resize_ad.interpolate(t, **kw)
+        assert _route(y) == name
+        g = torch.randn(y.shape, dtype=y.dtype, generator=torch.Generator().manual_seed(0), requires_grad=True)
+        (gx,) = torch.autograd.grad(y, t, g, create_graph=True)  # a graph of the backward
+        (gg,) = torch.autograd.grad((gx * gx).sum(), g, create_graph=True)  # its backward: resize
+        (ggg,) = torch.autograd.grad(gg.pow(2).sum(), g)
+        grads[name] = (y.detach(), gx.detach(), gg.detach(), ggg)
+    for a, b in zip(grads["cpp"], grads["python"]):
+        assert torch.equal(a, b)
+
+
+def test_cpp_route_forward_over_reverse_matches_native():
+    # A tangent that reaches the C++ Functions' backward (a forward-AD level opened after the
+    # forward) goes to the Python Functions' jvp.
+    import torch.autograd.forward_ad as fwAD
+    x = torch.randn(1, 2, 6, 5, dtype=torch.float64, requires_grad=True)
+    g, tg = torch.randn(1, 2, 9, 4, dtype=torch.float64), torch.randn(1, 2, 9, 4, dtype=torch.float64)
+    out = {}
+    for name, fn in (("ours", resize_ad.interpolate), ("native", torch.nn.functional.interpolate)):
+        y = fn(x, size=(9, 4), mode="bilinear", align_corners=False)
+        if name == "ours":
+            assert _route(y) == "cpp"
+        with fwAD.dual_level():
+            (gx,) = torch.autograd.grad(y, x, fwAD.make_dual(g, tg))
+            out[name] = fwAD.unpack_dual(gx)
+    torch.testing.assert_close(out["ours"].primal, out["native"].primal)
+    assert out["ours"].tangent is not None
+    torch.testing.assert_close(out["ours"].tangent, out["native"].tangent)
+
+
+def test_python_route_under_transforms_and_forward_ad():
+    import torch.autograd.forward_ad as fwAD
+    x = torch.randn(1, 2, 6, 5, requires_grad=True)
+    with fwAD.dual_level():
+        assert _route(resize_ad.interpolate(x, size=4, mode="bilinear")) == "python"
+
+    def f(v):  # x captured: a plain tensor that requires grad, inside a functorch transform
+        return resize_ad.interpolate(x, size=4, mode="bilinear").sum() * v
+
+    assert torch.func.grad(f)(torch.tensor(2.0)) == resize_ad.interpolate(x, size=4, mode="bilinear").sum()
+    assert _route(resize_ad.interpolate(x, size=4, mode="bilinear")) == "cpp"

@@ -511,11 +511,15 @@ def test_c_fast_path_takes_what_the_python_one_takes():
         except Exception as e:  # the op's own error (sizes it cannot allocate): the same as Python's
             assert isinstance(want, Exception) and type(e) is type(want) and str(e) == str(want), (t.shape, kw)
             continue
-        if want is None or isinstance(want, Exception) or t.requires_grad:
+        if want is None or isinstance(want, Exception):
             assert got is NotImplemented, (t.shape, kw)
             continue
         assert got is not NotImplemented, (t.shape, t.dtype, kw)
         assert torch.equal(got, want) and got.stride() == want.stride(), (t.shape, kw)
+        if t.requires_grad:  # a graph from the C++ autograd Functions: the same gradient
+            assert got.grad_fn is not None and want.grad_fn is not None, (t.shape, kw)
+            g = torch.randn_like(got)
+            assert torch.equal(torch.autograd.grad(got, t, g)[0], torch.autograd.grad(want, t, g)[0]), (t.shape, kw)
         taken += 1
     assert taken > 50
     with torch.no_grad():  # a tensor that requires grad, where grad mode is off
