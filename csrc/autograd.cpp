@@ -1,8 +1,10 @@
 // resize / resize_backward below autograd, and as a C++ autograd Function pair (autograd.h).
 //
 // resize_ad.interpolate on a tensor that requires grad built its graph through the Python
-// autograd.Function pair (resize_ad/autograd.py): about 10 us of Python in the forward and 20 us
-// in the backward per call, more than the kernels of a small resize take. The pair here is the
+// autograd.Function pair (resize_ad/autograd.py), whose Python per call was more than the kernels
+// of a small resize take: a forward of (1, 8, 4, 4) with grad 14.7 us against 6.5 through this
+// pair, forward and backward 102-129 us against 76-80 (native 55-60; 1 thread, an AMD EPYC with
+// AVX2, medians of 7 loops of 3000 calls). The pair here is the
 // same graph in C++: each node's backward is the other op's Function, so double backward and
 // every higher order build their graphs as the Python pair's do. What it cannot do, a jvp (a C++
 // Function has none), it leaves to the Python pair: the callers take this route only with no
@@ -95,7 +97,8 @@ at::Tensor other(bool backward, const at::Tensor& grad, AutogradContext* ctx) {
   if (grad.defined() && grad._fw_grad(/*level=*/0).defined()) {
     // Forward over reverse: the Python Functions carry the tangent (their jvp).
     pybind11::gil_scoped_acquire gil;
-    const pybind11::object route = pybind11::module_::import("resize_ad.autograd").attr(backward ? "_resize_backward" : "_resize");
+    const pybind11::object route =
+        pybind11::module_::import("resize_ad.autograd").attr(backward ? "_resize_backward" : "_resize");
     const pybind11::object sc = a.scales ? pybind11::cast(*a.scales) : pybind11::none();
     return route(grad, sizes, mode, a.align_corners, sc, a.antialias).cast<at::Tensor>();
   }

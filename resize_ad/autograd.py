@@ -88,9 +88,9 @@ def _apply_resize_backward(*args):
 def _direct_or_function(backward: bool, x: Tensor, sizes: Sequence[int], *args) -> Tensor:
     """The op directly when no graph needs building (_plain: e.g. a backward without
     create_graph, which runs with grad mode off); else, for a plain tensor with no forward-AD
-    level open and no functorch transform active, the C++ autograd Functions (csrc/autograd.cpp,
-    the same graph without the Python per call: the Function's apply measured about 10 us of
-    Python per call on small tensors, its backward about 20); else the Function below."""
+    level open and no functorch transform active, the C++ autograd Functions (csrc/autograd.cpp:
+    the same graph without the Functions' Python per call, which measured more than the kernels
+    of a small resize); else the Function below."""
     if _plain(x):
         return _call(backward, x, list(sizes), *args)
     if (type(x) is Tensor and _forward_ad._current_level < 0 and _peek_interpreter() is None
