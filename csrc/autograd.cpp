@@ -44,24 +44,13 @@ using torch::autograd::variable_list;
 
 // A node's arguments for the other op, kept in its context: the other op's sizes (resize's
 // backward takes the input's whole shape, resize_backward's the spatial sizes of its gradient)
-// and the rest as given.
-struct Saved {
-  std::vector<c10::SymInt> sizes;
-  std::string mode;
-  bool align_corners;
-  std::optional<std::vector<double>> scales;
-  bool antialias;
-};
-
-void save(AutogradContext* ctx, const Saved& s) {
-  std::vector<int64_t> sizes;
-  sizes.reserve(s.sizes.size());
-  for (const c10::SymInt& v : s.sizes) sizes.push_back(v.expect_int());
-  ctx->saved_data["sizes"] = std::move(sizes);
-  ctx->saved_data["mode"] = s.mode;
-  ctx->saved_data["align_corners"] = s.align_corners;
-  ctx->saved_data["scales"] = s.scales ? c10::IValue(*s.scales) : c10::IValue();
-  ctx->saved_data["antialias"] = s.antialias;
+// and the rest of a as given.
+void save(AutogradContext* ctx, c10::IntArrayRef sizes, const ResizeArgs& a) {
+  ctx->saved_data["sizes"] = sizes.vec();
+  ctx->saved_data["mode"] = std::string(a.mode);
+  ctx->saved_data["align_corners"] = a.align_corners;
+  ctx->saved_data["scales"] = a.scales ? c10::IValue(*a.scales) : c10::IValue();
+  ctx->saved_data["antialias"] = a.antialias;
 }
 
 // The other op's Function (or, with a tangent, resize_ad.autograd's Python route) on grad.
@@ -71,10 +60,7 @@ at::Tensor other(bool backward, const at::Tensor& grad, AutogradContext* ctx);
 template <bool kBackward>
 struct ResizeFunction : torch::autograd::Function<ResizeFunction<kBackward>> {
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& x, const ResizeArgs& a) {
-    Saved s{{}, std::string(a.mode), a.align_corners, a.scales, a.antialias};
-    const c10::SymIntArrayRef shape = x.sym_sizes();
-    s.sizes.assign(shape.begin() + (kBackward ? 2 : 0), shape.end());
-    save(ctx, s);
+    save(ctx, x.sizes().slice(kBackward ? 2 : 0), a);
     return call_resize(kBackward, x, a);
   }
 

@@ -807,15 +807,15 @@ inline int64_t with_lines(int64_t T, F f) {
   }
 }
 
-// f(std::integral_constant<int, T>{}) for T = 1 to 4 leading taps (fuse_pays' range).
+// f(std::integral_constant<int, T>{}) for T = 1 to 4 leading taps (fuse_pays' range): 1, else
+// with_lines' counts.
 template <typename F>
 inline void with_taps(int64_t T, F f) {
-  switch (T) {
-    case 1: return f(std::integral_constant<int, 1>{});
-    case 2: return f(std::integral_constant<int, 2>{});
-    case 3: return f(std::integral_constant<int, 3>{});
-    default: return f(std::integral_constant<int, 4>{});
-  }
+  if (T == 1) return f(std::integral_constant<int, 1>{});
+  with_lines(T, [&](auto t) {
+    f(t);
+    return int64_t{0};
+  });
 }
 
 // blended_halving's loop over blocks from b for T = TT input lines (also own_lines' for lines of
