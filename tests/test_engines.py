@@ -356,6 +356,9 @@ FOLDED = [
     # (line_sweep.h steady_pairs), and a long line split in segments that start inside a pixel.
     ((20, 40), dict(scale_factor=2, mode="bicubic")),
     ((3, 2499), dict(size=(4, 4998), mode="bilinear")),
+    # nearest RGB and RGBA lines copied in whole vectors (line_sweep.h pixel_copy: eight RGB
+    # pixels per three stores), long lines split in segments that end inside a group.
+    ((3, 2500), dict(size=(5, 3001), mode="nearest")),
 ]
 
 

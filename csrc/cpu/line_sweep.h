@@ -1185,16 +1185,40 @@ void gather_sweep(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1
 }
 
 #if RESIZE_AD_AVX2
-// A folded nearest line of C = 3 or 4 channels: a pixel per 128-bit load and store (C = 3: the
-// fourth lane, the next pixel's first channel, is overwritten by the next pixel's store).
-// Outputs [o0, o1) from the first whole pixel on; returns where it stopped (the caller copies
-// the rest): before a pixel whose load would leave the line or whose store would pass o1.
-// Measured 1.1x on RGB and RGBA downscales, 1.3x on RGBA x2, even on RGB upscales.
+// A folded nearest line of C = 3 or 4 channels: each pixel one 128-bit load (C = 3: with the
+// next pixel's first channel, dropped), stored in whole vectors: C = 3, eight pixels packed
+// into three 256-bit stores; C = 4, two pixels per store. Pixels one by one after that (C = 3:
+// the fourth lane overwritten by the next pixel's store). Outputs [o0, o1) from the first whole
+// pixel on; returns where it stopped (the caller copies the rest): before a pixel whose load
+// would leave the line or whose store would pass o1. A store per pixel measured 1.1x faster
+// than scalar copies on RGB and RGBA downscales and 1.3x on RGBA x2; whole vectors 1.4x faster
+// again (RGB and RGBA channels_last 224² <-> 256² and 512² -> 1024², 1 and 2 threads, an AMD
+// EPYC with AVX2): the stores bind it, a 128-bit store per pixel ran 2x slower than three
+// 256-bit stores per eight pixels.
 template <int C>
 int64_t pixel_copy(const float* row, const Line<float>& L, int64_t o0, int64_t o1, float* out) {
   if (o0 % C != 0) return o0;
   const int32_t* __restrict idx = L.idx.data();
   int64_t o = o0;
+  // Every pixel before pairs_end has its load inside the line (no zero slot: one tap, weight 1).
+  const int64_t end = L.zero_slot ? o0 : std::min(o1, L.pairs_end);
+  if constexpr (C == 3) {
+    for (; o + 24 <= end; o += 24) {
+      // Pixels k and k + 4 in the halves of p[k]; per half, four pixels' twelve floats as
+      // x = (a0 b0 c0 a1), y = (b1 c1 a2 b2), z = (c2 a3 b3 c3).
+      __m256 p[4];
+      for (int k = 0; k < 4; ++k) p[k] = _mm256_loadu2_m128(row + idx[o + 3 * k + 12], row + idx[o + 3 * k]);
+      const __m256 x = _mm256_blend_ps(p[0], _mm256_shuffle_ps(p[1], p[1], 0), 0x88);
+      const __m256 y = _mm256_shuffle_ps(p[1], p[2], _MM_SHUFFLE(1, 0, 2, 1));
+      const __m256 t = _mm256_shuffle_ps(p[2], p[3], _MM_SHUFFLE(0, 0, 2, 2));  // c2 c2 a3 a3
+      const __m256 z = _mm256_shuffle_ps(t, p[3], _MM_SHUFFLE(2, 1, 2, 0));
+      _mm256_storeu_ps(out + o, _mm256_permute2f128_ps(x, y, 0x20));
+      _mm256_storeu_ps(out + o + 8, _mm256_blend_ps(z, x, 0xF0));
+      _mm256_storeu_ps(out + o + 16, _mm256_permute2f128_ps(y, z, 0x31));
+    }
+  } else {
+    for (; o + 8 <= end; o += 8) _mm256_storeu_ps(out + o, _mm256_loadu2_m128(row + idx[o + 4], row + idx[o]));
+  }
   for (; o + 4 <= o1 && idx[o] + 4 <= L.in; o += C) _mm_storeu_ps(out + o, _mm_loadu_ps(row + idx[o]));
   return o;
 }
