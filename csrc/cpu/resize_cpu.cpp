@@ -54,9 +54,10 @@ constexpr uint8_t kStride2 = 5;
 // A kStride2 block whose taps go in pairs one position apart (bilinear and bicubic halvings):
 // taps 2m and 2m + 1 are the even and the odd floats of the same two loads.
 constexpr uint8_t kStride2Pairs = 6;
-// Line::blk_loads of a block of two to four taps per output, each output's taps the positions
-// from its first (idx) on: the four floats from each output's first, transposed (downscales
-// whose blocks span sixteen positions or more). blk_rel marks its padding taps kPadRel.
+// Line::blk_loads of a block of two or more taps per output (kRowsTaps at most), each output's
+// taps the positions from its first (idx) on: four floats at a time from each output's first,
+// transposed (downscales whose blocks span sixteen positions or more). blk_rel marks its
+// padding taps kPadRel.
 constexpr uint8_t kRows = 7;
 
 // One axis table, prepared for the kernels in the accumulation type. Built once per table and
@@ -168,6 +169,9 @@ constexpr int64_t kHalvingPixels = 16;
 // sixteen taps (antialiased downscales by less than four) measured 1.2x-1.5x faster forward and
 // forward+backward than gathers, 1 and 2 threads (bilinear, bicubic and lanczos 512 -> 224).
 constexpr int64_t kPlanTaps = 16;
+// ... and those of at most this many taps, kRows blocks (antialiased downscales by more than
+// about three, whose eight outputs' taps span more than the four loads; plan_loads).
+constexpr int64_t kRowsTaps = 64;
 
 // The load plan of a gather line (Line::blk_pos, blk_loads, blk_rel): per block, the loads
 // start at its lowest tap, or earlier where they would pass the line's end. The zero slot's
@@ -214,15 +218,16 @@ void plan_loads(Line<acc_t>& L) {
     const int64_t span = hi - lo;
     const int nl = span < 8 ? 1 : span < 16 ? 2 : span < 32 ? 4 : 0;
     const int64_t base = std::min(lo, L.in - 8 * nl);
-    const bool picks = nl != 0 && base >= 0 && hi - base < 8 * nl;
-    // Four loads or gathers: each output's taps the four floats from its first, where they are.
-    // Not for four loads where one 512-bit permute picks a tap from their 32 floats
-    // (cpu_has_avx512vl, line_sweep.h pick): bicubic plane downscales by 2.5 measured 1.03x
-    // faster picked (1 thread, the AMD EPYC).
-    bool rows = K >= 2 && K <= 4 && ((nl == 4 && !cpu_has_avx512vl()) || !picks);
+    const bool picks = K <= kPlanTaps && nl != 0 && base >= 0 && hi - base < 8 * nl;
+    // Four loads or gathers: each output's taps the floats from its first, where they are
+    // (kRows: four at a time). Not for four loads where one 512-bit permute picks a tap from
+    // their 32 floats (cpu_has_avx512vl, line_sweep.h pick): bicubic plane downscales by 2.5
+    // measured 1.03x faster picked (1 thread, the AMD EPYC).
+    bool rows = K >= 2 && K <= kRowsTaps && ((nl == 4 && !cpu_has_avx512vl()) || !picks);
+    const int64_t width = 4 * ((K + 3) / 4);  // the floats read from each output's first
     for (int64_t i = 0; i < 8 && rows; ++i) {
       const int64_t q = L.idx[8 * b + i];
-      rows = q != pad && q + 4 <= L.in;
+      rows = q != pad && q + width <= L.in;
       for (int64_t j = 1; j < K && rows; ++j) {
         const int64_t p = L.idx[j * L.out + 8 * b + i];
         rows = p == q + j || p == pad;
@@ -337,7 +342,7 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
       L.ragged_w.insert(L.ragged_w.end(), L.w.begin() + o * L.K, L.w.begin() + (o + 1) * L.K);
       r += width;
     }
-    if (std::is_same_v<acc_t, float> && L.K <= kPlanTaps) plan_loads(L);
+    if (std::is_same_v<acc_t, float> && L.K <= kRowsTaps) plan_loads(L);
     if (std::is_same_v<acc_t, float> && L.K == 2) {
       L.lerp = true;  // fix_ragged rewrites the ragged rows (sorted)
       for (int64_t o = 0; o < L.out && L.lerp; ++o)
