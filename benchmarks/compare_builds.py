@@ -7,6 +7,8 @@ medians and per-round ratios are printed.
         --shape 8,64,64,64 --size 128,64 --mode bilinear
     python3 benchmarks/compare_builds.py --executors --shape 1,4,224,224 --channels-last \\
         --size 256,256 --mode bicubic
+    python3 benchmarks/compare_builds.py --base /tmp/old --warmup 1.5 --shape 1,3,1024,1024 \\
+        --size 224,224 --mode bicubic --antialias
 
 --base names a directory holding another build's `resize_ad` package (a copy of a checkout's
 resize_ad/ with its built extension): that build against this tree's. --executors instead
@@ -37,6 +39,8 @@ def sample(args) -> float:
     kw = dict(size=tuple(args.size), mode=args.mode)
     if args.mode in ("linear", "bilinear", "bicubic", "trilinear"):
         kw["align_corners"] = False
+    if args.antialias:
+        kw["antialias"] = True
     x.requires_grad_(args.backward)
     grad = []
 
@@ -50,6 +54,9 @@ def sample(args) -> float:
 
     times = []
     with _testing.executor(args.executor):
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < args.warmup:
+            call()
         for _ in range(args.samples):
             t0, n = time.perf_counter(), 0
             while time.perf_counter() - t0 < args.min_time:
@@ -63,8 +70,9 @@ def child(path: str, args, executor: str) -> float:
     argv = [sys.executable, os.path.abspath(__file__), "--child", "--executor", executor,
             "--threads", str(args.threads), "--shape", ",".join(map(str, args.shape)),
             "--size", ",".join(map(str, args.size)), "--mode", args.mode,
-            "--samples", str(args.samples), "--min-time", str(args.min_time)]
+            "--samples", str(args.samples), "--min-time", str(args.min_time), "--warmup", str(args.warmup)]
     argv += ["--channels-last"] if args.channels_last else []
+    argv += ["--antialias"] if args.antialias else []
     argv += ["--backward"] if args.backward else []
     env = dict(os.environ, PYTHONPATH=path)
     out = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
@@ -81,11 +89,15 @@ def main():
     ap.add_argument("--size", type=ints, required=True, help="output spatial size, e.g. 224,224")
     ap.add_argument("--mode", default="bilinear")
     ap.add_argument("--channels-last", action="store_true")
+    ap.add_argument("--antialias", action="store_true")
     ap.add_argument("--backward", action="store_true", help="time forward and backward")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=3, help="alternating rounds (processes per build)")
     ap.add_argument("--samples", type=int, default=11)
     ap.add_argument("--min-time", type=float, default=0.03, help="seconds per sample")
+    ap.add_argument("--warmup", type=float, default=0.0,
+                    help="seconds of calls before the samples (a fresh process's first large results "
+                         "fault their pages in, which can cost more than the resize)")
     ap.add_argument("--base", help="directory holding another build's resize_ad package")
     ap.add_argument("--executors", action="store_true", help="compare the executors instead of builds")
     ap.add_argument("--executor", default="auto", help=argparse.SUPPRESS)
