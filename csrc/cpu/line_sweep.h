@@ -432,40 +432,20 @@ inline __m256 picked_sum_k(const float* row, int32_t base, const uint8_t* r, con
   return acc;
 }
 
-// Eight outputs of a kRows block: output i's taps are the four floats from first[i], four
-// pixel rows transposed into four tap vectors (the taps past K unused); PAD: the lanes whose
-// rel is kPadRel (the zero slot's padding taps) read 0. The sum of gather_line, in its order.
+// Eight outputs of a kRows block: output i's taps are the floats from first[i] on, four at a
+// time (taps 4 m .. 4 m + 3 from first[i] + 4 m) as four pixel rows transposed into four tap
+// vectors (the taps past K unused); PAD: the lanes whose rel is kPadRel (the zero slot's
+// padding taps) read 0, as gather_line's gathers mask them. The sum of gather_line, in its
+// order. KT: the count of taps, 2 to 4, or 0 for K > 4 known at run time, which measured
+// (an AMD EPYC with AVX2, 1 thread) against gathers: antialiased bilinear and bicubic 1024² ->
+// 224² (NCHW) 1.73x-1.77x faster forward, 1.37x forward and backward; against the four loads'
+// picks, lanczos 512² -> 224² 1.5x and antialiased bilinear 1.18x (16 x 3 x 512² -> 224²:
+// 1.06x with 1 thread, 1.17x with 2).
 template <int KT, bool PAD>
 inline __m256 rows_sum(const float* row, const int32_t* __restrict first, const uint8_t* r, const float* wt,
-                       int64_t n) {
-  static_assert(KT >= 2 && KT <= 4, "kRows blocks have two to four taps");
-  __m256 a[4];
-  for (int i = 0; i < 4; ++i)
-    a[i] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(row + first[i])), _mm_loadu_ps(row + first[i + 4]), 1);
-  const __m256 t0 = _mm256_unpacklo_ps(a[0], a[1]), t1 = _mm256_unpackhi_ps(a[0], a[1]);
-  const __m256 t2 = _mm256_unpacklo_ps(a[2], a[3]), t3 = _mm256_unpackhi_ps(a[2], a[3]);
-  const __m256 tap[4] = {_mm256_shuffle_ps(t0, t2, 0x44), _mm256_shuffle_ps(t0, t2, 0xEE),
-                         _mm256_shuffle_ps(t1, t3, 0x44), _mm256_shuffle_ps(t1, t3, 0xEE)};
-  auto at = [&](int64_t j) {
-    if constexpr (!PAD) return tap[j];
-    const __m256i rel = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r + j * 8)));
-    return _mm256_andnot_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(rel, _mm256_set1_epi32(kPadRel))), tap[j]);
-  };
-  __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt), at(0));
-  for (int j = 1; j < KT; ++j) acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + j * n), at(j), acc);
-  return acc;
-}
-
-// rows_sum for K > 4 taps, known at run time: taps 4 m .. 4 m + 3 of the eight outputs from
-// the four floats at first[i] + 4 m, transposed as rows_sum's; the sum of gather_line, in its
-// order (padding taps, PAD, masked to 0 as its gathers mask them). On an AMD EPYC with AVX2,
-// 1 thread, against gathers: antialiased bilinear and bicubic 1024² -> 224² (NCHW) measured
-// 1.73x-1.77x faster forward, 1.37x forward and backward; against the four loads' picks,
-// lanczos 512² -> 224² 1.5x and antialiased bilinear 1.18x (16 x 3 x 512² -> 224²: 1.06x with
-// 1 thread, 1.17x with 2).
-template <bool PAD>
-inline __m256 rows_sum_k(const float* row, const int32_t* __restrict first, const uint8_t* r, const float* wt,
-                         int64_t n, int64_t K) {
+                       int64_t n, int64_t K) {
+  static_assert(KT == 0 || (KT >= 2 && KT <= 4), "kRows blocks have two or more taps");
+  if constexpr (KT > 0) K = KT;
   __m256 acc = _mm256_setzero_ps();
   for (int64_t m = 0; m < K; m += 4) {
     __m256 a[4];
@@ -525,11 +505,7 @@ inline void planned_run(const float* row, const int32_t* __restrict pos, const u
       }
       _mm256_storeu_ps(out + 8 * b, acc);
     } else if constexpr (NL == kRows) {  // pos: the line's idx, each output's first tap
-      if constexpr (KT == 0) {
-        _mm256_storeu_ps(out + 8 * b, rows_sum_k<PAD>(row, pos + 8 * b, r, w, n, K));
-      } else {
-        _mm256_storeu_ps(out + 8 * b, rows_sum<KT, PAD>(row, pos + 8 * b, r, w, n));
-      }
+      _mm256_storeu_ps(out + 8 * b, rows_sum<KT, PAD>(row, pos + 8 * b, r, w, n, K));
     } else if constexpr (KT > 0) {
       __m256i rel[KT];
       for (int j = 0; j < KT; ++j)
