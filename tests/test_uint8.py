@@ -254,6 +254,8 @@ _FORM_SIZES = [
     ((9, 5), (23, 3)),        # lines shorter than the padded window: scalar pixels only
     ((40, 11), (64, 47)),     # upscale; rows of 11 * C bytes (< 32 for small C)
     ((64, 600), (33, 35)),    # long lines, rows past 32 bytes by odd amounts
+    ((24, 200), (10, 31)),    # windows of 9-16 taps (bilinear) and 17-32 (bicubic)
+    ((24, 400), (10, 37)),    # windows of 17-32 taps (bilinear) and 33-48 (bicubic)
 ]
 
 
