@@ -359,6 +359,11 @@ FOLDED = [
     # nearest RGB and RGBA lines copied in whole vectors (line_sweep.h pixel_copy: eight RGB
     # pixels per three stores), long lines split in segments that end inside a group.
     ((3, 2500), dict(size=(5, 3001), mode="nearest")),
+    # slight up- and downscales: runs of pixels whose taps step one pixel each (line_sweep.h
+    # unit_runs_of), whole vectors along each run; long lines split in segments inside runs.
+    ((3, 1000), dict(size=(4, 876), mode="bilinear")),
+    ((3, 875), dict(size=(4, 1000), mode="bicubic")),
+    ((40, 64), dict(size=(36, 57), mode="bilinear", align_corners=True)),
 ]
 
 

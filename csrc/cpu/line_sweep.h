@@ -1110,7 +1110,7 @@ inline int64_t blended_rgb_halving_line(const float* src, const int64_t* off, co
 // C = L.step (3, else 4) channels and KT = L.K taps where that is 2 or 4, 0 (read from the line)
 // otherwise.
 template <typename F>
-inline auto with_pixels(const Line<float>& L, F f) {
+RESIZE_AD_INLINE auto with_pixels(const Line<float>& L, F f) {
   auto taps = [&](auto c) {
     switch (L.K) {
       case 2: return f(c, std::integral_constant<int, 2>{});
@@ -1185,8 +1185,83 @@ RESIZE_AD_AVX512 void halving_quads(const float* row, const Line<float>& L, int6
 #endif
 
 template <typename D, typename acc_t>
+void gather_sweep(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* out, float* obuf,
+                  bool runs = true);
+
+#if RESIZE_AD_AVX2
+// Outputs [o0, o1) of a line with unit runs (Line::unit_runs) of KT taps: each run's part of
+// eight outputs or more eight outputs per vector, tap j of output o + v of a run from o at
+// p + C j + v, the last vector ending at the part's end (over outputs the one before computed:
+// the same values). The sums of gather_line, in its order; LERP (Line::lerp): the first tap's
+// weights computed as 1 minus the second's, as its own loops do. Returns the first output it
+// did not compute: the rest (and, where parts are short, that part on) is the caller's.
+template <int KT, bool LERP>
+inline int64_t unit_runs_of(const float* row, const Line<float>& L, int64_t o0, int64_t o1, float* out) {
+  const int64_t n = L.out, C = L.step;
+  const float* __restrict wt = L.wt.data();
+  const auto* it = std::upper_bound(L.unit_runs.data(), L.unit_runs.data() + L.unit_runs.size(), o0,
+                                    [](int64_t o, const auto& r) { return o < r.e; });
+  const auto* const end = L.unit_runs.data() + L.unit_runs.size();
+  for (; it != end && it->o <= o0; ++it) {
+    const int64_t a = o0, b = std::min<int64_t>(o1, it->e), len = b - a;
+    if (len < 8) break;
+    const float* __restrict x = row + it->p + (a - it->o);
+    const float* __restrict w = wt + a;
+    float* __restrict d = out + a;
+    auto vec = [&](int64_t v) {
+      __m256 acc;
+      if constexpr (LERP) {
+        __m256 w0, w1;
+        lerp_weights(w + n + v, w0, w1);
+        acc = _mm256_fmadd_ps(w1, _mm256_loadu_ps(x + C + v), _mm256_mul_ps(w0, _mm256_loadu_ps(x + v)));
+      } else {
+        acc = _mm256_mul_ps(_mm256_loadu_ps(w + v), _mm256_loadu_ps(x + v));
+        for (int j = 1; j < KT; ++j)
+          acc = _mm256_fmadd_ps(_mm256_loadu_ps(w + j * n + v), _mm256_loadu_ps(x + C * j + v), acc);
+      }
+      _mm256_storeu_ps(d + v, acc);
+    };
+    int64_t v = 0;
+    for (; v + 8 <= len; v += 8) vec(v);
+    if (v < len) vec(len - 8);
+    o0 = b;
+    if (b == o1) break;
+  }
+  return o0;
+}
+
+// Outputs [o0, o1) of a line with unit runs: the runs by unit_runs_of, the outputs between them
+// (and short parts) by gather_sweep's other kernels.
+inline void unit_runs_line(const float* row, const Line<float>& L, int64_t o0, int64_t o1, float* out,
+                           float* obuf) {
+  const auto& R = L.unit_runs;
+  while (o0 < o1) {
+    const int64_t o = with_lines(L.K, [&](auto t) {
+      constexpr int TT = decltype(t)::value;
+      return TT == 2 && L.lerp ? unit_runs_of<2, true>(row, L, o0, o1, out) : unit_runs_of<TT, false>(row, L, o0, o1, out);
+    });
+    if (o >= o1) return;
+    // Up to the next run's first output from which it has eight in [o, o1), through the others.
+    auto it = std::upper_bound(R.begin(), R.end(), o, [](int64_t q, const auto& r) { return q < r.e; });
+    while (it != R.end() && std::min<int64_t>(o1, it->e) - std::max<int64_t>(o, it->o) < 8 && it->o < o1) ++it;
+    int64_t next = it == R.end() ? o1 : std::min<int64_t>(o1, std::max<int64_t>(o, it->o));
+    if (next <= o) next = o1;  // (not reached: unit_runs_of takes such a run)
+    if (next - o < 8) {  // a line's ends: gather_line's own loop, without the other kernels' setup
+      with_lines(L.K, [&](auto t) {
+        gather_line<decltype(t)::value>(row, L, o, next, out);
+        return int64_t{0};
+      });
+    } else {
+      gather_sweep(row, L, o, next, out, obuf, false);
+    }
+    o0 = next;
+  }
+}
+#endif
+
+template <typename D, typename acc_t>
 void gather_sweep(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* out,
-                  float* obuf) {
+                  float* obuf, bool runs) {
 #if RESIZE_AD_AVX2
   // The vector path writes float: stage half / bfloat16 outputs through obuf.
   if constexpr (std::is_same_v<acc_t, float> && !std::is_same_v<D, float>) {
@@ -1198,6 +1273,7 @@ void gather_sweep(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1
 #endif
 #if RESIZE_AD_AVX2
   if constexpr (std::is_same_v<acc_t, float> && std::is_same_v<D, float>) {
+    if (runs && !L.unit_runs.empty()) return unit_runs_line(row, L, o0, o1, out, obuf);
     // The steady pairs of RGB and RGBA lines (x2 upscales); the outputs before them by the
     // kernels below, those after them from o0 on.
     // A run [lo, hi) of whole units from lo: its part in [o0, o1) by `kernel`, the outputs before

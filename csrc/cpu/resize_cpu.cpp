@@ -158,7 +158,24 @@ struct Line {
   // line_sweep.h own_lines then computes the positions and broadcasts the weights instead of
   // loading them per block; RGB lines take rgb_halving.
   bool regular = false;
+  // Folded RGB float lines (Line::step = C = 3) of two to four taps: runs of consecutive
+  // pixels each of whose taps are one pixel after the same tap of the one before, tap j of
+  // pixel i at idx[C i] + C j (slight up- and downscales: pixels of one input step between
+  // those that step zero or two). Within a run every tap's C * count outputs read consecutive
+  // floats with their weights (line_sweep.h unit_runs_of), whole vectors of eight outputs.
+  // unit_runs[r]: outputs [o, e) of the run, its first output's first tap at p. Only runs of at
+  // least kUnitRunFloats outputs, and only where they hold on average 2 * kUnitRunFloats outputs
+  // or more (else empty). RGB bilinear and bicubic channels_last 256² -> 224² measured
+  // 1.12x-1.19x faster so, bicubic 224² -> 256² 1.15x, bilinear 224² -> 256² as fast (1 thread,
+  // an AMD EPYC with AVX2); RGBA lines keep their spans (pairs_of), 1.15x-1.3x faster there.
+  struct UnitRun {
+    int32_t o, e, p;
+  };
+  std::vector<UnitRun> unit_runs;
 };
+
+// The fewest outputs that make a unit run (Line::unit_runs): one vector.
+constexpr int64_t kUnitRunFloats = 8;
 
 // The fewest pairs of pixels that make a steady run (Line::steady_lo).
 constexpr int64_t kSteadyPairs = 8;
@@ -463,6 +480,33 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
       }
       L.regular = regular;
     }
+    if (std::is_same_v<acc_t, float> && L.step == 3 && L.K >= 2 && L.K <= 4 && !L.zero_slot) {
+      const int64_t C = L.step, n = L.out, px = n / C;
+      // Position i's taps: tap j at idx[C i] + C j, channels c at + c.
+      auto consecutive = [&](int64_t i) {
+        const int64_t p = L.idx[C * i];
+        for (int64_t j = 0; j < L.K; ++j)
+          for (int64_t c = 0; c < C; ++c)
+            if (L.idx[j * n + C * i + c] != p + C * j + c) return false;
+        return true;
+      };
+      std::vector<typename Line<acc_t>::UnitRun> runs;
+      int64_t floats = 0;
+      for (int64_t i = 0; i < px;) {
+        if (!consecutive(i)) {
+          ++i;
+          continue;
+        }
+        int64_t e = i + 1;
+        while (e < px && L.idx[C * e] == L.idx[C * (e - 1)] + C && consecutive(e)) ++e;
+        if ((e - i) * C >= kUnitRunFloats) {
+          runs.push_back({static_cast<int32_t>(C * i), static_cast<int32_t>(C * e), L.idx[C * i]});
+          floats += (e - i) * C;
+        }
+        i = e;
+      }
+      if (!runs.empty() && floats >= 2 * kUnitRunFloats * static_cast<int64_t>(runs.size())) L.unit_runs = std::move(runs);
+    }
     if (L.step == 3 || L.step == 4) {
       for (; L.pairs_end < L.out; L.pairs_end += L.step) {
         bool inside = true;
@@ -497,7 +541,8 @@ std::shared_ptr<const Line<acc_t>> line_for(const AxisTable& t, bool lead, bool 
     return (L.start.size() + L.len.size()) * sizeof(int64_t) + (L.w.size() + L.wt.size()) * sizeof(acc_t) +
            (L.idx.size() + L.blk_pos.size() + L.blk_run_end.size()) * sizeof(int32_t) + L.blk_loads.size() +
            L.blk_rel.size() +
-           L.span_pairs.size() + L.step_pairs.size() + (L.span_first.size() + L.span_run_end.size()) * sizeof(int32_t);
+           L.span_pairs.size() + L.step_pairs.size() + (L.span_first.size() + L.span_run_end.size()) * sizeof(int32_t) +
+           L.unit_runs.size() * sizeof(typename Line<acc_t>::UnitRun);
   };
   return cache->get(LineKey{t.id, lead, gather, fold, join},
                     [&] { return build_line<acc_t>(t, lead, gather, fold, join); }, bytes);
