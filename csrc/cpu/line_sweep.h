@@ -1189,10 +1189,10 @@ void gather_sweep(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1
                   bool runs = true);
 
 #if RESIZE_AD_AVX2
-// Outputs [o0, o1) of a line with unit runs (Line::unit_runs) of KT taps: each run's part of
-// eight outputs or more eight outputs per vector, tap j of output o + v of a run from o at
-// p + C j + v, the last vector ending at the part's end (over outputs the one before computed:
-// the same values). The sums of gather_line, in its order; LERP (Line::lerp): the first tap's
+// Outputs [o0, o1) of a line with unit runs (Line::unit_runs) of KT taps: each run's part in
+// them (of eight outputs or more) eight outputs per vector, tap j of output o + v of a run from o
+// at p + C j + v, the last vector ending at the part's end (over outputs the one before
+// computed: the same values). The sums of gather_line, in its order; LERP (Line::lerp): the first tap's
 // weights computed as 1 minus the second's, as its own loops do. Returns the first output it
 // did not compute: the rest (and, where parts are short, that part on) is the caller's.
 template <int KT, bool LERP>
