@@ -1192,19 +1192,24 @@ void gather_sweep(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1
 // Outputs [o0, o1) of a line with unit runs (Line::unit_runs) of KT taps: each run's part in
 // them (of eight outputs or more) eight outputs per vector, tap j of output o + v of a run from o
 // at p + C j + v, the last vector ending at the part's end (over outputs the one before
-// computed: the same values). The sums of gather_line, in its order; LERP (Line::lerp): the first tap's
-// weights computed as 1 minus the second's, as its own loops do. Returns the first output it
-// did not compute: the rest (and, where parts are short, that part on) is the caller's.
+// computed: the same values); the outputs between those parts by the other kernels (fewer than
+// eight, a line's clamped ends: by gather_line directly, without the others' setup). The sums
+// of gather_line, in its order; LERP (Line::lerp): the first tap's weights computed as 1 minus
+// the second's, as its own loops do.
 template <int KT, bool LERP>
-inline int64_t unit_runs_of(const float* row, const Line<float>& L, int64_t o0, int64_t o1, float* out) {
+void unit_runs_of(const float* row, const Line<float>& L, int64_t o0, int64_t o1, float* out, float* obuf) {
   const int64_t n = L.out, C = L.step;
   const float* __restrict wt = L.wt.data();
-  const auto* it = std::upper_bound(L.unit_runs.data(), L.unit_runs.data() + L.unit_runs.size(), o0,
-                                    [](int64_t o, const auto& r) { return o < r.e; });
+  auto others = [&](int64_t a) {  // [o0, a)
+    if (a - o0 >= 8) gather_sweep(row, L, o0, a, out, obuf, false);
+    else if (a > o0) gather_line<KT>(row, L, o0, a, out);
+  };
   const auto* const end = L.unit_runs.data() + L.unit_runs.size();
-  for (; it != end && it->o <= o0; ++it) {
-    const int64_t a = o0, b = std::min<int64_t>(o1, it->e), len = b - a;
-    if (len < 8) break;
+  const auto* it = std::upper_bound(L.unit_runs.data(), end, o0, [](int64_t o, const auto& r) { return o < r.e; });
+  for (; it != end && it->o < o1; ++it) {
+    const int64_t a = std::max<int64_t>(o0, it->o), b = std::min<int64_t>(o1, it->e), len = b - a;
+    if (len < 8) continue;
+    others(a);
     const float* __restrict x = row + it->p + (a - it->o);
     const float* __restrict w = wt + a;
     float* __restrict d = out + a;
@@ -1225,37 +1230,19 @@ inline int64_t unit_runs_of(const float* row, const Line<float>& L, int64_t o0, 
     for (; v + 8 <= len; v += 8) vec(v);
     if (v < len) vec(len - 8);
     o0 = b;
-    if (b == o1) break;
   }
-  return o0;
+  others(o1);
 }
 
-// Outputs [o0, o1) of a line with unit runs: the runs by unit_runs_of, the outputs between them
-// (and short parts) by gather_sweep's other kernels.
+// unit_runs_of for the line's count of taps (two to four).
 inline void unit_runs_line(const float* row, const Line<float>& L, int64_t o0, int64_t o1, float* out,
                            float* obuf) {
-  const auto& R = L.unit_runs;
-  while (o0 < o1) {
-    const int64_t o = with_lines(L.K, [&](auto t) {
-      constexpr int TT = decltype(t)::value;
-      return TT == 2 && L.lerp ? unit_runs_of<2, true>(row, L, o0, o1, out) : unit_runs_of<TT, false>(row, L, o0, o1, out);
-    });
-    if (o >= o1) return;
-    // Up to the next run's first output from which it has eight in [o, o1), through the others.
-    auto it = std::upper_bound(R.begin(), R.end(), o, [](int64_t q, const auto& r) { return q < r.e; });
-    while (it != R.end() && std::min<int64_t>(o1, it->e) - std::max<int64_t>(o, it->o) < 8 && it->o < o1) ++it;
-    int64_t next = it == R.end() ? o1 : std::min<int64_t>(o1, std::max<int64_t>(o, it->o));
-    if (next <= o) next = o1;  // (not reached: unit_runs_of takes such a run)
-    if (next - o < 8) {  // a line's ends: gather_line's own loop, without the other kernels' setup
-      with_lines(L.K, [&](auto t) {
-        gather_line<decltype(t)::value>(row, L, o, next, out);
-        return int64_t{0};
-      });
-    } else {
-      gather_sweep(row, L, o, next, out, obuf, false);
-    }
-    o0 = next;
-  }
+  with_lines(L.K, [&](auto t) {
+    constexpr int TT = decltype(t)::value;
+    if (TT == 2 && L.lerp) unit_runs_of<2, true>(row, L, o0, o1, out, obuf);
+    else unit_runs_of<TT, false>(row, L, o0, o1, out, obuf);
+    return int64_t{0};
+  });
 }
 #endif
 
