@@ -723,6 +723,7 @@ constexpr int64_t kFoldChannels = 8;
 // per thread (half of a 512 KiB L2).
 constexpr int64_t kRingSlots = 16;
 constexpr size_t kRingBytes = size_t{256} << 10;
+constexpr int64_t kRingWideInner = 64;  // channels per position from which two leading taps skip the ring
 constexpr int64_t kRingLongLine = 512;  // output elements per line (make_sweep)
 // A sweep of fewer lines than threads is cut into segments from this many elements per line on
 // (make_sweep): one plane's first separable pass.
@@ -828,7 +829,13 @@ Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const Ax
   // its input line straight into the output line, where a slot adds a copy of each line
   // (channels_last bicubic 2 x 16 x 128² -> 128 x 100 measured 1.16x faster without it; RGB
   // 256² -> 256 x 224 and 256 x 300 no faster, where the copy's stores cost what the
-  // resampling's own stores to the output do).
+  // resampling's own stores to the output do). Nor for lines of kRingWideInner channels and
+  // more per position with at most two leading taps (channels_last bilinear of many channels):
+  // there the blend first, which fused_line does in one sweep of the output line, read as fast
+  // as the slots it spares, whose line of 32 KiB and more leaves L1 (1 thread, an EPYC:
+  // (4, 64, 64², CL) -> 128² 1.14x faster, its backward 1.26x, (1, 64, 200², CL) -> 300² 1.26x;
+  // 2 threads 1.07x; float16 and bfloat16 0.98x-1.09x). With 16 and 32 channels (0.92x-1.07x)
+  // and bicubic's four taps (0.83x with 64 channels) the ring stays.
   bool lead_copies = true;
   for (const auto& l : P.lead) lead_copies = lead_copies && l->unit;
   if (k >= 2 && !last.identity && !last.unit && !lead_copies && P.max_taps <= kRingSlots && !pass_order) {
@@ -844,7 +851,8 @@ Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const Ax
     const double ring = fresh * along + lead_taps * static_cast<double>(last.out_size);
     const double line_bytes = static_cast<double>(last.out_size * inner) * sizeof(acc_t);
     const double margin = last.out_size * inner >= kRingLongLine ? 1.0 : 0.8;
-    if (ring < margin * blend_first && line_bytes * static_cast<double>(P.max_taps) <= kRingBytes)
+    const bool wide = P.inner >= kRingWideInner && P.max_taps <= 2;
+    if (ring < margin * blend_first && line_bytes * static_cast<double>(P.max_taps) <= kRingBytes && !wide)
       P.ring = P.max_taps;
   }
   const double item_work = std::max(1.0, line_work / static_cast<double>(P.nseg));
