@@ -634,6 +634,10 @@ std::atomic<size_t> g_stream_threshold{0};
 
 constexpr size_t kMinStreamBytes = size_t{4} << 20;
 
+// Input and output bytes that stay in the L3 of an AMD core complex (3/4 of its 32 MiB), for
+// lines of several channels with several threads (run).
+constexpr size_t kKeepBytes = size_t{24} << 20;
+
 bool stream_threshold_forced() { return g_stream_threshold.load(std::memory_order_relaxed) != 0; }
 
 size_t stream_threshold() {
@@ -888,15 +892,20 @@ void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t in
   const bool huge = fresh && advise_huge_pages(dst_mem, bytes);
   const size_t threshold = stream_threshold();
   const bool big = bytes >= threshold;
-  // Copies (nearest or identity along every axis) with several threads stream only where the
-  // cores share their L3 (shared_l3) or the threshold is forced: on the AMD EPYC, whose
-  // streamed stores reached about 21 GB/s with one thread and no more with two, two threads'
-  // ordinary stores went 1.4x-2x faster (nearest x2, (4, 64, 64²) NCHW and channels_last and
-  // (1, 3, 512²) NCHW: 12 and 16 MiB outputs; (16, 64, 64²), a 64 MiB one: 1.35x), while with one
-  // thread streaming stays 1.2x-1.3x faster.
+  // Lines that go at the speed of their stores keep ordinary ones with several threads where
+  // the cores do not share one L3 (shared_l3) and the threshold is not forced: copies (nearest
+  // or identity along every axis), and lines of several channels outside the ring whose input
+  // and output fit in a core complex's L3 (kKeepBytes). On the AMD EPYC, whose streamed stores
+  // reached about 21 GB/s with one thread and no more with two, two threads' ordinary stores
+  // went faster: nearest x2 1.1x-1.9x ((4, 64, 64²) NCHW and channels_last, (1, 3, 512²) NCHW:
+  // 16 and 12 MiB outputs; (16, 64, 64²) NCHW, a 64 MiB one, 1.35x), channels_last bilinear x2
+  // of (4, 64, 64²) 1.4x. The ring's blends, and rows whose input pushes the output out of the
+  // L3 ((1, 16, 1000²) -> 400² channels_last bilinear), measured 1.1x-1.3x faster streamed; with
+  // one thread streaming stays 1.2x-1.3x faster.
   bool copies = P.last->unit;
   for (const auto& l : P.lead) copies = copies && l->unit;
-  const bool keep = copies && at::get_num_threads() > 1 && !shared_l3() && !stream_threshold_forced();
+  const bool rows = P.inner > 1 && P.ring == 0 && bytes + src.nbytes() <= kKeepBytes;
+  const bool keep = (copies || rows) && at::get_num_threads() > 1 && !shared_l3() && !stream_threshold_forced();
   const bool large = big && !fresh && !keep;
   // Only lines that are copies (nearest) of one channel per position, or identities: measured
   // 1.2x faster streamed. Weighted lines were no faster (channels_last) or slower (bilinear x2
