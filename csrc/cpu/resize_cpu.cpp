@@ -840,8 +840,8 @@ Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const Ax
   // there the blend first, which fused_line does in one sweep of the output line, read as fast
   // as the slots it spares, whose line of 32 KiB and more leaves L1 (1 thread, an EPYC:
   // (4, 64, 64², CL) -> 128² 1.14x faster, its backward 1.26x, (1, 64, 200², CL) -> 300² 1.26x;
-  // 2 threads 1.07x; float16 and bfloat16 0.98x-1.09x). With 16 and 32 channels (0.92x-1.07x)
-  // and bicubic's four taps (0.83x with 64 channels) the ring stays.
+  // 2 threads 1.07x; float16 and bfloat16 0.96x-1.09x). With 16 channels (0.77x-0.92x without
+  // it), 32 (0.99x-1.07x) and bicubic's four taps (0.83x with 64 channels) the ring stays.
   bool lead_copies = true;
   for (const auto& l : P.lead) lead_copies = lead_copies && l->unit;
   if (k >= 2 && !last.identity && !last.unit && !lead_copies && P.max_taps <= kRingSlots && !pass_order) {
