@@ -367,6 +367,32 @@ FOLDED = [
 ]
 
 
+# channels_last RGB slight resizes whose unit runs follow one another along the whole line
+# (line_sweep.h unit_runs_of over Line::unit_vecs), with lines short enough to stay whole.
+UNIT_RUNS = [
+    ((20, 56), dict(size=(24, 64), mode="bilinear")),
+    ((24, 64), dict(size=(20, 56), mode="bilinear")),
+    ((20, 56), dict(size=(24, 64), mode="bicubic")),
+    ((24, 64), dict(size=(20, 56), mode="bicubic")),
+    ((40, 64), dict(size=(36, 57), mode="bilinear", align_corners=True)),
+]
+
+
+@pytest.mark.parametrize("spatial,kw", UNIT_RUNS, ids=lambda v: str(v))
+def test_unit_runs_write_every_output(spatial, kw):
+    """Every output of a line of unit runs is written: before each call the block the result
+    will take is filled with NaN (a result of the same size, freed), so an output left
+    unwritten shows, rather than the previous call's value there."""
+    x = torch.randn((1, 3) + spatial, generator=torch.Generator().manual_seed(5))
+    x = x.contiguous(memory_format=torch.channels_last)
+    expected = native(x, **kw)
+    for name in EXECUTORS:
+        torch.full_like(expected, float("nan"))  # freed at once: the next result's block
+        y, _ = _run(name, x, kw, None)
+        assert not torch.isnan(y).any(), name
+        assert_close(y, expected, torch.float32)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=str)
 @pytest.mark.parametrize("channels", [2, 3, 4, 5, 7])
 @pytest.mark.parametrize("spatial,kw", FOLDED, ids=lambda v: str(v))

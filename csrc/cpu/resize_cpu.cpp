@@ -22,6 +22,7 @@
 
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -172,6 +173,11 @@ struct Line {
     int32_t o, e, p;
   };
   std::vector<UnitRun> unit_runs;
+  // Where the unit runs follow one another without a gap: every vector of them in order, each
+  // its output offset and its first tap's input offset (a run's whole vectors, then the one
+  // ending at its end), for one loop over the line without work per run (unit_runs_of); else
+  // empty.
+  std::vector<std::array<int32_t, 2>> unit_vecs;
 };
 
 // The fewest outputs that make a unit run (Line::unit_runs): one vector.
@@ -505,7 +511,17 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
         }
         i = e;
       }
-      if (!runs.empty() && floats >= 2 * kUnitRunFloats * static_cast<int64_t>(runs.size())) L.unit_runs = std::move(runs);
+      if (!runs.empty() && floats >= 2 * kUnitRunFloats * static_cast<int64_t>(runs.size())) {
+        bool tiled = true;
+        for (size_t r = 1; r < runs.size(); ++r) tiled = tiled && runs[r].o == runs[r - 1].e;
+        for (size_t r = 0; tiled && r < runs.size(); ++r) {
+          const int32_t len = runs[r].e - runs[r].o;
+          int32_t v = 0;
+          for (; v + 8 <= len; v += 8) L.unit_vecs.push_back({runs[r].o + v, runs[r].p + v});
+          if (v < len) L.unit_vecs.push_back({runs[r].e - 8, runs[r].p + len - 8});
+        }
+        L.unit_runs = std::move(runs);
+      }
     }
     if (L.step == 3 || L.step == 4) {
       for (; L.pairs_end < L.out; L.pairs_end += L.step) {
@@ -542,7 +558,7 @@ std::shared_ptr<const Line<acc_t>> line_for(const AxisTable& t, bool lead, bool 
            (L.idx.size() + L.blk_pos.size() + L.blk_run_end.size()) * sizeof(int32_t) + L.blk_loads.size() +
            L.blk_rel.size() +
            L.span_pairs.size() + L.step_pairs.size() + (L.span_first.size() + L.span_run_end.size()) * sizeof(int32_t) +
-           L.unit_runs.size() * sizeof(typename Line<acc_t>::UnitRun);
+           L.unit_runs.size() * sizeof(typename Line<acc_t>::UnitRun) + L.unit_vecs.size() * 2 * sizeof(int32_t);
   };
   return cache->get(LineKey{t.id, lead, gather, fold, join},
                     [&] { return build_line<acc_t>(t, lead, gather, fold, join); }, bytes);
