@@ -1199,6 +1199,23 @@ void gather_sweep(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1
 // RGB 224² -> 256² (about 4.5 cycles per vector in all; 1.15x faster so, 1 thread). The sums
 // of gather_line, in its order; LERP (Line::lerp): the first tap's weights computed as 1 minus
 // the second's, as its own loops do.
+// Eight outputs of a unit run at d, from its taps at x (tap j at x + C j) and its weights at w
+// (tap j's at w + n j).
+template <int KT, bool LERP>
+RESIZE_AD_INLINE void unit_vec(const float* __restrict x, const float* __restrict w, int64_t n, int64_t C,
+                               float* __restrict d) {
+  __m256 acc;
+  if constexpr (LERP) {
+    __m256 w0, w1;
+    lerp_weights(w + n, w0, w1);
+    acc = _mm256_fmadd_ps(w1, _mm256_loadu_ps(x + C), _mm256_mul_ps(w0, _mm256_loadu_ps(x)));
+  } else {
+    acc = _mm256_mul_ps(_mm256_loadu_ps(w), _mm256_loadu_ps(x));
+    for (int j = 1; j < KT; ++j) acc = _mm256_fmadd_ps(_mm256_loadu_ps(w + j * n), _mm256_loadu_ps(x + C * j), acc);
+  }
+  _mm256_storeu_ps(d, acc);
+}
+
 template <int KT, bool LERP>
 void unit_runs_of(const float* row, const Line<float>& L, int64_t o0, int64_t o1, float* out, float* obuf) {
   const int64_t n = L.out, C = L.step;
@@ -1207,25 +1224,11 @@ void unit_runs_of(const float* row, const Line<float>& L, int64_t o0, int64_t o1
     if (a - o0 >= 8) gather_sweep(row, L, o0, a, out, obuf, false);
     else if (a > o0) gather_line<KT>(row, L, o0, a, out);
   };
-  // Outputs [o, o + 8) from taps at x.
-  auto vec = [&](const float* __restrict x, int64_t o) {
-    __m256 acc;
-    if constexpr (LERP) {
-      __m256 w0, w1;
-      lerp_weights(wt + n + o, w0, w1);
-      acc = _mm256_fmadd_ps(w1, _mm256_loadu_ps(x + C), _mm256_mul_ps(w0, _mm256_loadu_ps(x)));
-    } else {
-      acc = _mm256_mul_ps(_mm256_loadu_ps(wt + o), _mm256_loadu_ps(x));
-      for (int j = 1; j < KT; ++j)
-        acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + j * n + o), _mm256_loadu_ps(x + C * j), acc);
-    }
-    _mm256_storeu_ps(out + o, acc);
-  };
   const auto* const end = L.unit_runs.data() + L.unit_runs.size();
   if (!L.unit_vecs.empty() && o0 <= L.unit_runs.front().o && o1 >= end[-1].e) {
     // The whole of the gapless runs: their vectors in one loop (Line::unit_vecs).
     others(L.unit_runs.front().o);
-    for (const auto& v : L.unit_vecs) vec(row + v[1], v[0]);
+    for (const auto& v : L.unit_vecs) unit_vec<KT, LERP>(row + v[1], wt + v[0], n, C, out + v[0]);
     o0 = end[-1].e;
     others(o1);
     return;
@@ -1237,8 +1240,8 @@ void unit_runs_of(const float* row, const Line<float>& L, int64_t o0, int64_t o1
     others(a);
     const float* x = row + it->p + (a - it->o);
     int64_t v = 0;
-    for (; v + 8 <= len; v += 8) vec(x + v, a + v);
-    if (v < len) vec(x + len - 8, a + len - 8);
+    for (; v + 8 <= len; v += 8) unit_vec<KT, LERP>(x + v, wt + a + v, n, C, out + a + v);
+    if (v < len) unit_vec<KT, LERP>(x + len - 8, wt + a + len - 8, n, C, out + a + len - 8);
     o0 = b;
   }
   others(o1);
