@@ -367,8 +367,9 @@ FOLDED = [
 ]
 
 
-# channels_last RGB slight resizes whose unit runs follow one another along the whole line
-# (line_sweep.h unit_runs_of over Line::unit_vecs), with lines short enough to stay whole.
+# channels_last RGB slight resizes by unit runs (line_sweep.h unit_runs_of), with lines short
+# enough to stay whole: the first four's runs follow one another without a gap (one loop over
+# Line::unit_vecs), the align_corners one's do not (a loop per run).
 UNIT_RUNS = [
     ((20, 56), dict(size=(24, 64), mode="bilinear")),
     ((24, 64), dict(size=(20, 56), mode="bilinear")),

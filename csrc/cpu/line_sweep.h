@@ -1189,16 +1189,6 @@ void gather_sweep(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1
                   bool runs = true);
 
 #if RESIZE_AD_AVX2
-// Outputs [o0, o1) of a line with unit runs (Line::unit_runs) of KT taps: each run's part in
-// them (of eight outputs or more) eight outputs per vector, tap j of output o + v of a run from o
-// at p + C j + v, the last vector ending at the part's end (over outputs the one before
-// computed: the same values); the outputs between those parts by the other kernels (fewer than
-// eight, a line's clamped ends: by gather_line directly, without the others' setup). A segment
-// that holds all of gapless runs takes their vectors in one loop (Line::unit_vecs): the work
-// per run (its bounds, its part, the loads of its fields) cost as much as its three vectors on
-// RGB 224² -> 256² (about 4.5 cycles per vector in all; 1.15x faster so, 1 thread). The sums
-// of gather_line, in its order; LERP (Line::lerp): the first tap's weights computed as 1 minus
-// the second's, as its own loops do.
 // Eight outputs of a unit run at d, from its taps at x (tap j at x + C j) and its weights at w
 // (tap j's at w + n j).
 template <int KT, bool LERP>
@@ -1216,6 +1206,16 @@ RESIZE_AD_INLINE void unit_vec(const float* __restrict x, const float* __restric
   _mm256_storeu_ps(d, acc);
 }
 
+// Outputs [o0, o1) of a line with unit runs (Line::unit_runs) of KT taps: each run's part in
+// them (of eight outputs or more) eight outputs per vector, tap j of output o + v of a run from o
+// at p + C j + v, the last vector ending at the part's end (over outputs the one before
+// computed: the same values); the outputs between those parts by the other kernels (fewer than
+// eight, a line's clamped ends: by gather_line directly, without the others' setup). A segment
+// that holds all of gapless runs takes their vectors in one loop (Line::unit_vecs): the work
+// per run (its bounds, its part, the loads of its fields) cost as much as its three vectors on
+// RGB 224² -> 256² (about 4.5 cycles per vector in all; 1.15x faster so, 1 thread). The sums
+// of gather_line, in its order; LERP (Line::lerp): the first tap's weights computed as 1 minus
+// the second's, as its own loops do.
 template <int KT, bool LERP>
 void unit_runs_of(const float* row, const Line<float>& L, int64_t o0, int64_t o1, float* out, float* obuf) {
   const int64_t n = L.out, C = L.step;

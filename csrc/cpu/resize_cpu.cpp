@@ -770,6 +770,12 @@ int64_t join_lines(int64_t lines, const AxisTable& t) {
   return 1;
 }
 
+// Whether every leading axis of the sweep is a copy (Line::unit: an identity, or nearest).
+template <typename acc_t>
+bool lead_copies(const Sweep<acc_t>& P) {
+  return std::all_of(P.lead.begin(), P.lead.end(), [](const auto& l) { return l->unit; });
+}
+
 template <typename acc_t>
 Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const AxisTable*>& tabs,
                         bool pass_order = false) {
@@ -858,9 +864,7 @@ Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const Ax
   // (4, 64, 64², CL) -> 128² 1.14x faster, its backward 1.26x, (1, 64, 200², CL) -> 300² 1.26x;
   // 2 threads 1.07x; float16 and bfloat16 0.96x-1.09x). With 16 channels (0.77x-0.92x without
   // it), 32 (0.99x-1.07x) and bicubic's four taps (0.83x with 64 channels) the ring stays.
-  bool lead_copies = true;
-  for (const auto& l : P.lead) lead_copies = lead_copies && l->unit;
-  if (k >= 2 && !last.identity && !last.unit && !lead_copies && P.max_taps <= kRingSlots && !pass_order) {
+  if (k >= 2 && !last.identity && !last.unit && !lead_copies(P) && P.max_taps <= kRingSlots && !pass_order) {
     const AxisTable& near = *tabs[k - 2];  // the leading axis consecutive lines step along
     const double kn = static_cast<double>(near.sum_len) / static_cast<double>(near.out_size);
     const double fresh = lead_taps / kn *
@@ -918,8 +922,7 @@ void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t in
   // of (4, 64, 64²) 1.4x. The ring's blends, and rows whose input pushes the output out of the
   // L3 ((1, 16, 1000²) -> 400² channels_last bilinear), measured 1.1x-1.3x faster streamed; with
   // one thread streaming stays 1.2x-1.3x faster.
-  bool copies = P.last->unit;
-  for (const auto& l : P.lead) copies = copies && l->unit;
+  const bool copies = P.last->unit && lead_copies(P);
   const bool rows = P.inner > 1 && P.ring == 0 && bytes + src.nbytes() <= kKeepBytes;
   const bool keep = (copies || rows) && at::get_num_threads() > 1 && !shared_l3() && !stream_threshold_forced();
   const bool large = big && !fresh && !keep;
