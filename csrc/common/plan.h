@@ -14,6 +14,8 @@
 #pragma once
 
 #include <ATen/core/Tensor.h>
+#include <c10/util/ArrayRef.h>
+#include <c10/util/SmallVector.h>
 #include <c10/util/string_view.h>
 
 #include <memory>
@@ -47,7 +49,7 @@ using FixedPointFits = bool (*)(const AxisTable& table);
 // pass_order: the sums of the separable passes in their order (the leading axis blended first,
 // no ring of rows), so that the values are theirs, bit for bit.
 using LineSweep = void (*)(const at::Tensor& src, const at::Tensor& dst, int64_t outer,
-                           int64_t inner, const std::vector<const AxisTable*>& tables, bool pass_order);
+                           int64_t inner, c10::ArrayRef<const AxisTable*> tables, bool pass_order);
 
 // Product gather kernel: src is the input in physical order (contiguous there), dst the output
 // in physical order, both of the op's dtype; pos[i] is the physical position of the axis of
@@ -88,9 +90,10 @@ struct DeviceKernels {
 
 struct Plan {
   std::vector<std::shared_ptr<const AxisTable>> tables;  // per spatial axis, logical order
-  std::vector<int64_t> perm;   // physical position -> logical dimension
-  std::vector<int64_t> pos;    // spatial axis -> physical position
-  std::vector<size_t> order;   // spatial axes that resample, in pass order
+  // On the stack (c10::SmallVector), as the call's other small arrays (plan.cpp Sizes).
+  c10::SmallVector<int64_t, 5> perm;  // physical position -> logical dimension
+  c10::SmallVector<int64_t, 3> pos;   // spatial axis -> physical position
+  c10::SmallVector<size_t, 3> order;  // spatial axes that resample, in pass order
   // The input's for floating inputs. uint8: uint8 where the device's pass_u8 runs the plan
   // (every pass reads and writes uint8), else float or double (staged, rounded per pass).
   at::ScalarType kernel_dtype;

@@ -2102,7 +2102,8 @@ void sweep_segment(const Sweep<acc_t>& P, const src_t* src, dst_t* drow, int64_t
 // each holds (key, -1: none) and the slot to take next.
 struct Ring {
   int64_t n;
-  std::vector<int64_t> key, next;
+  c10::SmallVector<int64_t, 8> key;
+  c10::SmallVector<int64_t, 2> next;
   Ring(int64_t slots, int64_t nseg) : n(slots) {
     if (n > 0) key.assign(n * nseg, -1), next.assign(nseg, 0);
   }
@@ -2214,7 +2215,7 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
   // window again. With 2 threads a sweep of 256 lines ran in 16 chunks; channels_last RGBA
   // bicubic 224² -> 256² then resampled a fifth more input lines than with 1.
   const bool one_thread = at::get_num_threads() <= 1 || at::in_parallel_region();
-  std::vector<Ring> rings(P.ring > 0 ? (one_thread ? 1 : at::get_num_threads()) : 0, Ring(P.ring, P.nseg));
+  c10::SmallVector<Ring, 2> rings(P.ring > 0 ? (one_thread ? 1 : at::get_num_threads()) : 0, Ring(P.ring, P.nseg));
   parallel_chunks(0, P.rows * P.nseg, P.grain, [&](int64_t begin, int64_t end) {
     const SweepScratch<acc_t> S(P, sizeof(dst_t));
     // Sweep::pretouch: the chunk's bytes [item_at(begin), item_at(end)) are its own; one store

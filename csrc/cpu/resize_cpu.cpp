@@ -566,7 +566,7 @@ std::shared_ptr<const Line<acc_t>> line_for(const AxisTable& t, bool lead, bool 
 
 template <typename acc_t>
 struct Sweep {
-  std::vector<std::shared_ptr<const Line<acc_t>>> lead;  // spatial axes 1 .. k-1
+  c10::SmallVector<std::shared_ptr<const Line<acc_t>>, 2> lead;  // spatial axes 1 .. k-1
   std::shared_ptr<const Line<acc_t>> last;               // spatial axis k
   int64_t inner = 1;
   int64_t rows = 1;      // output lines: outer * prod(lead out)
@@ -574,7 +574,7 @@ struct Sweep {
   int64_t seg_len = 1;
   int64_t max_taps = 1;  // product of the leading axes' K
   int64_t grain = 1;     // work items per parallel chunk at least
-  std::vector<int64_t> seg_lo, seg_hi;  // input positions segment s reads along the last axis
+  c10::SmallVector<int64_t, 4> seg_lo, seg_hi;  // input positions segment s reads along the last axis
   // dst is larger than the cache would keep: each segment is computed into a per-thread stage
   // and written out with non-temporal stores (line_sweep.h stream_copy), which skip reading
   // the destination's lines first.
@@ -777,7 +777,7 @@ bool lead_copies(const Sweep<acc_t>& P) {
 }
 
 template <typename acc_t>
-Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, const std::vector<const AxisTable*>& tabs,
+Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, c10::ArrayRef<const AxisTable*> tabs,
                         bool pass_order = false) {
   Sweep<acc_t> P;
   const int64_t k = static_cast<int64_t>(tabs.size());
@@ -902,7 +902,7 @@ unsigned char* scratch(size_t bytes) {
 
 template <typename src_t, typename dst_t, typename acc_t>
 void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t inner,
-         const std::vector<const AxisTable*>& tabs, bool pass_order) {
+         c10::ArrayRef<const AxisTable*> tabs, bool pass_order) {
   Sweep<acc_t> P = make_sweep<acc_t>(outer, inner, tabs, pass_order);
   // Large outputs stream where their pages are mapped already: the middle page tells (the
   // first holds malloc's header, written on allocation).
@@ -959,7 +959,7 @@ void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t in
 
 // src / dst are of dtype `orig` or of its accumulation type (float for half and bfloat16).
 void dispatch(const at::Tensor& src, const at::Tensor& dst, at::ScalarType orig, int64_t outer,
-              int64_t inner, const std::vector<const AxisTable*>& tabs, bool pass_order = false) {
+              int64_t inner, c10::ArrayRef<const AxisTable*> tabs, bool pass_order = false) {
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, orig, "resize_ad_cpu", [&] {
     using acc_t = at::opmath_type<scalar_t>;
     const bool src_acc = src.scalar_type() != orig;
@@ -978,11 +978,12 @@ void dispatch(const at::Tensor& src, const at::Tensor& dst, at::ScalarType orig,
 
 void axis_pass_cpu(const at::Tensor& src, const at::Tensor& dst, at::ScalarType kernel_dtype,
                    int64_t outer, int64_t inner, const AxisTable& t) {
-  dispatch(src, dst, kernel_dtype, outer, inner, {&t});
+  const AxisTable* const table = &t;
+  dispatch(src, dst, kernel_dtype, outer, inner, table);
 }
 
 void line_sweep_cpu(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t inner,
-                    const std::vector<const AxisTable*>& tables, bool pass_order) {
+                    c10::ArrayRef<const AxisTable*> tables, bool pass_order) {
   dispatch(src, dst, src.scalar_type(), outer, inner, tables, pass_order);
 }
 
