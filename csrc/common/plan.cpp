@@ -89,7 +89,8 @@ int threads_of(const DeviceKernels& k) { return k.threads != nullptr ? k.threads
 constexpr double kGather = 4.0;
 constexpr double kScratch = 4.0;
 
-double separable_cost(const Plan& p, Sizes sizes) {
+double separable_cost(const Plan& p, at::IntArrayRef phys_sizes) {
+  Sizes sizes(phys_sizes.begin(), phys_sizes.end());
   double cost = 0;
   for (size_t k = 0; k < p.order.size(); ++k) {
     const AxisTable& t = *p.tables[p.order[k]];
@@ -255,7 +256,7 @@ constexpr double kSweepLine = 512;
 // threads, three planes' bilinear 1000² -> 400 x 1000, 130 against 161 us.
 Executor kept_last_axis(const Plan& p, at::IntArrayRef phys_sizes, const SweepShape& s,
                         c10::ArrayRef<const AxisTable*> tabs, const DeviceKernels& k) {
-  double passes = separable_cost(p, Sizes(phys_sizes.begin(), phys_sizes.end()));
+  double passes = separable_cost(p, phys_sizes);
   const int threads = threads_of(k);
   if (p.order.size() == 1 && threads > 1 && s.outer >= threads && !plane_shares(s.outer, threads)) {
     const int64_t rounds = (s.outer + threads - 1) / threads;
@@ -289,7 +290,7 @@ Executor choose_executor(const Plan& p, const at::ScalarType input_dtype,
     }
     if (tabs.back()->identity) return kept_last_axis(p, phys_sizes, s, tabs, k);
     if (line_sweep_cost(tabs, static_cast<double>(s.outer), static_cast<double>(s.inner)) <=
-        separable_cost(p, Sizes(phys_sizes.begin(), phys_sizes.end())))
+        separable_cost(p, phys_sizes))
       return Executor::LineSweep;
   }
   return Executor::Separable;
@@ -326,11 +327,11 @@ Plan make_plan(const at::Tensor& x, at::MemoryFormat fmt,
     const AxisTable& t = *p.tables[d];
     u8_ok = u8_ok && (t.precision > 0 ? (k.pass_u8_fits != nullptr && k.pass_u8_fits(t)) : t.unit);
   }
+  Sizes phys_sizes;
+  for (int64_t d : p.perm) phys_sizes.push_back(x.size(d));
   if (u8_ok && !fixed_point && p.order.size() > 1) {
     // Element copies (nearest): the cheapest order by the cost model, which charges the
     // gather along the contiguous axis more than a row copy (upsampling: that axis first).
-    Sizes phys_sizes;
-    for (int64_t d : p.perm) phys_sizes.push_back(x.size(d));
     c10::SmallVector<size_t, 3> o = p.order, best = p.order;
     std::sort(o.begin(), o.end());
     double best_cost = separable_cost(p, phys_sizes);
@@ -349,8 +350,6 @@ Plan make_plan(const at::Tensor& x, at::MemoryFormat fmt,
     for (size_t d : p.order)
       if (p.tables[d]->fixed_point_bound >= 8388608.0) p.kernel_dtype = at::kDouble;
   }
-  Sizes phys_sizes;
-  for (int64_t d : p.perm) phys_sizes.push_back(x.size(d));
   p.executor = p.order.empty() ? Executor::Separable
                                : choose_executor(p, x.scalar_type(), phys_sizes, k, &p.pass_order);
   return p;
