@@ -835,6 +835,19 @@ ROWS = [
 ]
 
 
+# Upscales by less than two (the kShifted plan where some block's taps span two loads: tap j
+# the same permute of the floats j positions on), of two and four taps, blocks whose shifted loads
+# are pulled back from the line's end, 1-D lines, and x2 upscales (no such block: one-load picks).
+SHIFTED = [
+    ((1, 3, 9, 224), dict(mode="bicubic", size=(5, 256))),
+    ((1, 3, 9, 224), dict(mode="bilinear", size=(5, 256))),
+    ((1, 3, 9, 61), dict(mode="bicubic", size=(5, 91))),
+    ((1, 3, 9, 100), dict(mode="bilinear", size=(5, 150))),
+    ((2, 3, 203), dict(mode="linear", size=(301,))),
+    ((1, 3, 9, 64), dict(mode="bicubic", size=(5, 128))),
+]
+
+
 def _sweep_equals_product_gather(x, kw, g):
     """Forward and backward (output gradient g) of the line sweep against the product gather,
     which has no padding taps: the same non-finite elements, the finite ones to rounding.
@@ -853,7 +866,7 @@ def _sweep_equals_product_gather(x, kw, g):
     return res["line_sweep"][0]
 
 
-@pytest.mark.parametrize("shape,kw", ZERO_SLOT + WIDE_PLAN + STRIDE2 + ROWS, ids=lambda v: str(v))
+@pytest.mark.parametrize("shape,kw", ZERO_SLOT + WIDE_PLAN + STRIDE2 + ROWS + SHIFTED, ids=lambda v: str(v))
 def test_load_plan_zero_slot(shape, kw):
     x = torch.rand(shape, generator=torch.Generator().manual_seed(0))
     x[..., 0, ::5] = float("inf")

@@ -482,7 +482,7 @@ inline __m256 even_floats(const float* p) { return every_second(_mm256_loadu_ps(
 template <int KT, int NL, bool PAD, bool Z = false, bool LERP = false>
 inline void planned_run(const float* row, const int32_t* __restrict pos, const uint8_t* __restrict rels,
                         const float* __restrict wt, int64_t n, int64_t K, int64_t b0, int64_t b1,
-                        float* out) {
+                        float* out, int64_t step = 1) {
   for (int64_t b = b0; b < b1; ++b) {
     const uint8_t* r = rels + b * K * 8;
     const float* w = wt + 8 * b;
@@ -503,6 +503,20 @@ inline void planned_run(const float* row, const int32_t* __restrict pos, const u
         acc = _mm256_fmadd_ps(_mm256_loadu_ps(w + j * n), every_second(a, c), acc);
         acc = _mm256_fmadd_ps(_mm256_loadu_ps(w + (j + 1) * n), every_second<true>(a, c), acc);
       }
+      _mm256_storeu_ps(out + 8 * b, acc);
+    } else if constexpr (NL == kShifted) {  // tap j: tap 0's picks, j line steps on
+      const float* p = row + pos[b];
+      const __m256i rel = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r)));
+      if constexpr (LERP) {
+        __m256 w0, w1;
+        lerp_weights(w + n, w0, w1);
+        const __m256 acc = _mm256_mul_ps(w0, _mm256_permutevar8x32_ps(_mm256_loadu_ps(p), rel));
+        _mm256_storeu_ps(out + 8 * b, _mm256_fmadd_ps(w1, _mm256_permutevar8x32_ps(_mm256_loadu_ps(p + step), rel), acc));
+        continue;
+      }
+      __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(w), _mm256_permutevar8x32_ps(_mm256_loadu_ps(p), rel));
+      for (int64_t j = 1; j < (KT > 0 ? KT : K); ++j)
+        acc = _mm256_fmadd_ps(_mm256_loadu_ps(w + j * n), _mm256_permutevar8x32_ps(_mm256_loadu_ps(p + j * step), rel), acc);
       _mm256_storeu_ps(out + 8 * b, acc);
     } else if constexpr (NL == kRows) {  // pos: the line's idx, each output's first tap
       _mm256_storeu_ps(out + 8 * b, rows_sum<KT, PAD>(row, pos + 8 * b, r, w, n, K));
@@ -530,6 +544,12 @@ inline void planned_blocks(const float* row, const Line<float>& L, int nl, int64
   const int32_t* pos = L.blk_pos.data();
   const uint8_t* rels = L.blk_rel.data();
   const float* wt = L.wt.data();
+  if (nl == kShifted) {  // (no padding taps)
+    if constexpr (KT == 2) {
+      if (L.lerp) return planned_run<2, kShifted, false, false, true>(row, pos, rels, wt, L.out, 2, b0, b1, out, L.step);
+    }
+    return planned_run<KT, kShifted, false>(row, pos, rels, wt, L.out, L.K, b0, b1, out, L.step);
+  }
   if (nl == 1) return planned_run<KT, 1, PAD>(row, pos, rels, wt, L.out, L.K, b0, b1, out);
   if ((nl == 2 || nl == 4) && cpu_has_avx512vl()) {
     // Two-load blocks of lerp lines (upscales, slight downscales) compute the first weight:
