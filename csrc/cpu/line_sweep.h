@@ -446,6 +446,26 @@ inline __m256 rows_sum(const float* row, const int32_t* __restrict first, const 
                        int64_t n, int64_t K) {
   static_assert(KT == 0 || (KT >= 2 && KT <= 4), "kRows blocks have two or more taps");
   if constexpr (KT > 0) K = KT;
+  auto padded = [&](__m256 x, int64_t t) {
+    if constexpr (PAD) {
+      const __m256i rel = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r + t * 8)));
+      x = _mm256_andnot_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(rel, _mm256_set1_epi32(kPadRel))), x);
+    }
+    return x;
+  };
+  if constexpr (KT == 2) {
+    // Two taps: each output's pair of floats one 64-bit load, four pairs to a 128-bit half, the
+    // taps the even and the odd floats (eight loads and four shuffles, where four floats per
+    // output took eight loads, eight inserts and four shuffles).
+    auto pairs = [&](int i, int k) {
+      const __m128 a = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(row + first[i])));
+      return _mm_loadh_pi(a, reinterpret_cast<const __m64*>(row + first[k]));
+    };
+    const __m256 a = _mm256_insertf128_ps(_mm256_castps128_ps256(pairs(0, 1)), pairs(4, 5), 1);
+    const __m256 c = _mm256_insertf128_ps(_mm256_castps128_ps256(pairs(2, 3)), pairs(6, 7), 1);
+    const __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt), padded(_mm256_shuffle_ps(a, c, _MM_SHUFFLE(2, 0, 2, 0)), 0));
+    return _mm256_fmadd_ps(_mm256_loadu_ps(wt + n), padded(_mm256_shuffle_ps(a, c, _MM_SHUFFLE(3, 1, 3, 1)), 1), acc);
+  }
   __m256 acc = _mm256_setzero_ps();
   for (int64_t m = 0; m < K; m += 4) {
     __m256 a[4];
@@ -456,11 +476,7 @@ inline __m256 rows_sum(const float* row, const int32_t* __restrict first, const 
                            _mm256_shuffle_ps(t1, t3, 0x44), _mm256_shuffle_ps(t1, t3, 0xEE)};
     for (int j = 0; j < 4 && m + j < K; ++j) {
       const int64_t t = m + j;
-      __m256 x = tap[j];
-      if constexpr (PAD) {
-        const __m256i rel = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r + t * 8)));
-        x = _mm256_andnot_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(rel, _mm256_set1_epi32(kPadRel))), x);
-      }
+      const __m256 x = padded(tap[j], t);
       const __m256 w = _mm256_loadu_ps(wt + t * n);
       acc = t == 0 ? _mm256_mul_ps(w, x) : _mm256_fmadd_ps(w, x, acc);
     }
