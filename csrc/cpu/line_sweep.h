@@ -105,16 +105,29 @@ RESIZE_AD_INLINE int64_t blend8(const S* __restrict a, const S* __restrict b, co
                                 D* __restrict d, int64_t j, int64_t j1) {
   const __m256 v0 = _mm256_set1_ps(w0), v1 = _mm256_set1_ps(w1);
   const __m256 v2 = _mm256_set1_ps(w2), v3 = _mm256_set1_ps(w3);
-  for (; j + 8 <= j1; j += 8) {
-    __m256 v = _mm256_fmadd_ps(v1, load8f(b + j), _mm256_mul_ps(v0, load8f(a + j)));
-    if constexpr (T > 2) v = _mm256_fmadd_ps(v2, load8f(c + j), v);
-    if constexpr (T > 3) v = _mm256_fmadd_ps(v3, load8f(e + j), v);
+  auto sum = [&](int64_t i) {
+    __m256 v = _mm256_fmadd_ps(v1, load8f(b + i), _mm256_mul_ps(v0, load8f(a + i)));
+    if constexpr (T > 2) v = _mm256_fmadd_ps(v2, load8f(c + i), v);
+    if constexpr (T > 3) v = _mm256_fmadd_ps(v3, load8f(e + i), v);
+    return v;
+  };
+  auto put = [&](int64_t i, __m256 v) {
     if constexpr (BF16) {
-      store8f_bf16(d + j, v);
+      store8f_bf16(d + i, v);
     } else {
-      store8f(d + j, v);
+      store8f(d + i, v);
     }
+  };
+  // Four vectors' loads before their stores: a row loaded right after a store to the same
+  // offset modulo 4 KiB (a ring slot and the output line) waits for it, one vector at a time.
+  // Two 512-float slots into an L2-sized output took 0.6-0.9 ns per vector so, 0.8-1.5 ns one
+  // at a time (the offset between them varied); plane and RGB bilinear 224² -> 256² 1.03x and
+  // 1.08x faster, channels_last RGBA and 16 channels 0.99x (1 thread, an AMD EPYC with AVX2).
+  for (; j + 32 <= j1; j += 32) {
+    const __m256 s0 = sum(j), s1 = sum(j + 8), s2 = sum(j + 16), s3 = sum(j + 24);
+    put(j, s0), put(j + 8, s1), put(j + 16, s2), put(j + 24, s3);
   }
+  for (; j + 8 <= j1; j += 8) put(j, sum(j));
   return j;
 }
 RESIZE_AD_AVX512BF16 __attribute__((flatten)) inline int64_t bf16_convert8(const float* s, c10::BFloat16* d, int64_t n) {
@@ -149,7 +162,10 @@ inline void blend_rows(const S* __restrict a, const S* __restrict b, const S* __
   if constexpr (half_rows<S, D, acc_t>() && std::is_same_v<D, c10::BFloat16>) {
     if (cpu_has_avx512bf16()) j = bf16_blend8<T>(a, b, c, e, w0, w1, w2, w3, d, j, j1);
   }
-  if constexpr (half_rows<S, D, acc_t>()) j = blend8<false, T>(a, b, c, e, w0, w1, w2, w3, d, j, j1);
+  if constexpr (half_rows<S, D, acc_t>() || (std::is_same_v<S, float> && std::is_same_v<D, float> &&
+                                             std::is_same_v<acc_t, float>)) {
+    j = blend8<false, T>(a, b, c, e, w0, w1, w2, w3, d, j, j1);
+  }
 #endif
   for (; j < j1; ++j) {
     acc_t v = madd(w1, to_acc<acc_t>(b[j]), w0 * to_acc<acc_t>(a[j]));
