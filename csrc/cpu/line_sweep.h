@@ -823,11 +823,13 @@ int64_t pixel_pairs(const float* row, const Line<float>& L, int64_t o0, int64_t 
 // taps read a fraction of the span. Counted in vector operations per line: staged, the blend
 // of the in floats (2 T + 1 per eight); blended, 2 T - 1 more per load of a pair of pixels (T
 // loads and multiply-adds in place of one load): one per tap and pixel, or one per pixel and
-// two taps for RGBA of two or four taps (spans, pairs_of). RGB lines of four taps are counted
-// as RGBA's: blended, bicubic RGB 600 x 800 -> 224 and 1000 -> 300 measured 1.15x-1.17x faster
-// (1 and 2 threads) than staged, where a load per tap and pixel had them staged.
+// two taps for RGBA of two or four taps (spans, pairs_of). RGB lines of four taps count seven
+// loads per pixel (their spans' permutes): staged, bicubic RGB 600 x 800 -> 224², 600 x 1000
+// -> 224² and 1000² -> 300² measured 1.06x-1.19x faster than blended (1 and 2 threads, an AMD
+// EPYC with AVX2), 1000 x 1400 and 1000 x 2000 -> 224² 1.2x-1.3x slower; seven puts the line
+// between them.
 inline bool blended_pairs_pay(const Line<float>& L, int64_t T) {
-  const int64_t loads = L.K == 4 || (L.step == 4 && L.K == 2) ? L.K : 2 * L.K;
+  const int64_t loads = L.step == 3 && L.K == 4 ? 7 : L.K == 4 || (L.step == 4 && L.K == 2) ? L.K : 2 * L.K;
   return (L.step == 4 || (L.step == 3 && L.in >= L.out)) && L.K > 1 && L.ragged_runs.empty() && T >= 2 &&
          T <= 4 && L.out * loads * (2 * T - 1) < L.in * (2 * T + 1);
 }
