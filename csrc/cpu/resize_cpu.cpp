@@ -232,9 +232,9 @@ void plan_loads(Line<acc_t>& L) {
   // kShifted blocks along the line where some of them would take two loads or more (one index
   // vector and one permute per tap, in place of two permutes, a compare and a blend; and one
   // kind of block along a line whose taps' spans alternate between one load and two: bicubic
-  // plane upscales by 8/7 measured 1.19x faster, bilinear 1.03x); lines of one-load blocks keep
-  // them (their permutes one load: bilinear and bicubic plane x2 upscales measured 0.8x-0.9x
-  // shifted; 1 thread, an AMD EPYC with AVX2). Not with AVX-512VL, whose two-load blocks pick
+  // plane upscales by 8/7 measured 1.20x-1.25x faster, bilinear 1.04x-1.08x); lines of one-load
+  // blocks keep them (their permutes one load: bilinear and bicubic plane x2 upscales measured
+  // 0.8x-0.9x shifted; 1 thread, an AMD EPYC with AVX2). Not with AVX-512VL, whose two-load blocks pick
   // each tap by one two-source permute (planned_run512), measured against this on no machine.
   bool wide = false;
   const int64_t nb_wide = cpu_has_avx512vl() ? 0 : nb;
