@@ -539,16 +539,16 @@ inline void planned_run(const float* row, const int32_t* __restrict pos, const u
     } else if constexpr (NL == kShifted) {  // tap j: tap 0's picks, j line steps on
       const float* p = row + pos[b];
       const __m256i rel = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r)));
+      auto tap = [&](int64_t j) { return _mm256_permutevar8x32_ps(_mm256_loadu_ps(p + j * step), rel); };
+      __m256 acc;
       if constexpr (LERP) {
         __m256 w0, w1;
         lerp_weights(w + n, w0, w1);
-        const __m256 acc = _mm256_mul_ps(w0, _mm256_permutevar8x32_ps(_mm256_loadu_ps(p), rel));
-        _mm256_storeu_ps(out + 8 * b, _mm256_fmadd_ps(w1, _mm256_permutevar8x32_ps(_mm256_loadu_ps(p + step), rel), acc));
-        continue;
+        acc = _mm256_fmadd_ps(w1, tap(1), _mm256_mul_ps(w0, tap(0)));
+      } else {
+        acc = _mm256_mul_ps(_mm256_loadu_ps(w), tap(0));
+        for (int64_t j = 1; j < (KT > 0 ? KT : K); ++j) acc = _mm256_fmadd_ps(_mm256_loadu_ps(w + j * n), tap(j), acc);
       }
-      __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(w), _mm256_permutevar8x32_ps(_mm256_loadu_ps(p), rel));
-      for (int64_t j = 1; j < (KT > 0 ? KT : K); ++j)
-        acc = _mm256_fmadd_ps(_mm256_loadu_ps(w + j * n), _mm256_permutevar8x32_ps(_mm256_loadu_ps(p + j * step), rel), acc);
       _mm256_storeu_ps(out + 8 * b, acc);
     } else if constexpr (NL == kRows) {  // pos: the line's idx, each output's first tap
       _mm256_storeu_ps(out + 8 * b, rows_sum<KT, PAD>(row, pos + 8 * b, r, w, n, K));

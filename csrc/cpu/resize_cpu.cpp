@@ -112,7 +112,9 @@ struct Line {
   // blk_rel is kPadRel (its value is 0); blk_loads[b] == kRows: each output's taps are the
   // floats from its first on (kRows); blk_loads[b] == kStride2: tap j's eight positions
   // are every second one from blk_pos[b] + blk_rel[(b * K + j) * 8] (halvings: two loads and
-  // a shuffle per tap; kStride2Pairs, two loads per pair of taps); blk_loads[b] == 0: they do
+  // a shuffle per tap; kStride2Pairs, two loads per pair of taps); blk_loads[b] == kShifted:
+  // tap j of row 8 b + i is at blk_pos[b] + j * step + blk_rel[b * K * 8 + i] (tap 0's eight
+  // alone are set); blk_loads[b] == 0: they do
   // not (downscales by more than four, lines shorter than the loads), and the block gathers.
   std::vector<int32_t> blk_pos;
   std::vector<uint8_t> blk_loads, blk_rel;
@@ -212,34 +214,36 @@ void plan_loads(Line<acc_t>& L) {
   L.blk_pos.assign(nb, 0);
   L.blk_loads.assign(nb, 0);
   L.blk_rel.assign(nb * K * 8, 0);
-  // Where block b's taps follow one another (each output's tap j its first plus j line steps,
-  // no padding tap), its first taps within eight floats and every shifted load inside the line:
-  // the first load's position (kShifted), else -1.
-  auto shifted_base = [&](int64_t b) -> int64_t {
-    if (K < 2 || K > kPlanTaps) return -1;
-    int64_t lo0 = L.in, hi0 = 0;
-    for (int64_t i = 0; i < 8; ++i) {
-      const int64_t q = L.idx[8 * b + i];
-      if (q == pad) return -1;
-      for (int64_t j = 1; j < K; ++j)
-        if (L.idx[j * L.out + 8 * b + i] != q + j * L.step) return -1;
-      lo0 = std::min(lo0, q);
-      hi0 = std::max(hi0, q);
-    }
-    const int64_t base = std::min(lo0, L.in - 8 - (K - 1) * L.step);
-    return base >= 0 && hi0 - base < 8 ? base : -1;
-  };
-  // kShifted blocks along the line where some of them would take two loads or more (one index
-  // vector and one permute per tap, in place of two permutes, a compare and a blend; and one
-  // kind of block along a line whose taps' spans alternate between one load and two: bicubic
-  // plane upscales by 8/7 measured 1.20x-1.25x faster, bilinear 1.04x-1.08x); lines of one-load
-  // blocks keep them (their permutes one load: bilinear and bicubic plane x2 upscales measured
-  // 0.8x-0.9x shifted; 1 thread, an AMD EPYC with AVX2). Not with AVX-512VL, whose two-load blocks pick
+  // kShifted blocks: where block b's taps follow one another (each output's tap j its first
+  // plus j line steps, no padding tap), its first taps within eight floats and every shifted
+  // load inside the line, shifted[b] is the first load's position (else -1). Used along lines
+  // where some such block would take two loads or more (one index vector and one permute per
+  // tap, in place of two permutes, a compare and a blend; and one kind of block along a line
+  // whose taps' spans alternate between one load and two: bicubic plane upscales by 8/7
+  // measured 1.20x-1.25x faster, bilinear 1.04x-1.08x); lines of one-load blocks keep them
+  // (their permutes one load: bilinear and bicubic plane x2 upscales measured 0.8x-0.9x
+  // shifted; 1 thread, an AMD EPYC with AVX2). Not with AVX-512VL, whose two-load blocks pick
   // each tap by one two-source permute (planned_run512), measured against this on no machine.
-  bool wide = false;
-  const int64_t nb_wide = cpu_has_avx512vl() ? 0 : nb;
-  for (int64_t b = 0; b < nb_wide && !wide; ++b) {
-    wide = shifted_base(b) >= 0 && L.idx[(K - 1) * L.out + 8 * b + 7] - L.idx[8 * b] >= 8;
+  std::vector<int64_t> shifted;
+  if (K >= 2 && K <= kPlanTaps && !cpu_has_avx512vl()) {
+    shifted.assign(nb, -1);
+    bool wide = false;
+    for (int64_t b = 0; b < nb; ++b) {
+      int64_t lo0 = L.in, hi0 = 0;
+      bool follow = true;
+      for (int64_t i = 0; i < 8 && follow; ++i) {
+        const int64_t q = L.idx[8 * b + i];
+        follow = q != pad;
+        for (int64_t j = 1; j < K && follow; ++j) follow = L.idx[j * L.out + 8 * b + i] == q + j * L.step;
+        lo0 = std::min(lo0, q);
+        hi0 = std::max(hi0, q);
+      }
+      const int64_t base = std::min(lo0, L.in - 8 - (K - 1) * L.step);
+      if (!follow || base < 0 || hi0 - base >= 8) continue;
+      shifted[b] = base;
+      wide = wide || L.idx[(K - 1) * L.out + 8 * b + 7] - L.idx[8 * b] >= 8;
+    }
+    if (!wide) shifted.clear();
   }
   for (int64_t b = 0; b < nb; ++b) {
     int64_t lo = L.in, hi = 0;
@@ -273,13 +277,10 @@ void plan_loads(Line<acc_t>& L) {
       L.blk_loads[b] = pairs ? kStride2Pairs : kStride2;
       continue;
     }
-    const int64_t sbase = wide ? shifted_base(b) : -1;
-    if (sbase >= 0) {
-      L.blk_pos[b] = static_cast<int32_t>(sbase);
+    if (!shifted.empty() && shifted[b] >= 0) {  // tap 0's picks alone (the kernel reads no others)
+      L.blk_pos[b] = static_cast<int32_t>(shifted[b]);
       L.blk_loads[b] = kShifted;
-      for (int64_t j = 0; j < K; ++j)
-        for (int64_t i = 0; i < 8; ++i)
-          L.blk_rel[(b * K + j) * 8 + i] = static_cast<uint8_t>(L.idx[8 * b + i] - sbase);
+      for (int64_t i = 0; i < 8; ++i) L.blk_rel[b * K * 8 + i] = static_cast<uint8_t>(L.idx[8 * b + i] - shifted[b]);
       continue;
     }
     const int64_t span = hi - lo;
