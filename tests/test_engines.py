@@ -834,6 +834,19 @@ ROWS = [
     ((1, 3, 9, 1000), dict(mode="bilinear", size=(5, 137), align_corners=True)),
 ]
 
+# Bilinear downscales by more than two whose input lines are blended as each output's pair of
+# floats is loaded (line_sweep.h blended_rows): with a zero slot (800 -> 224) and without, output
+# lines that end in a part block (its outputs one at a time), pairs at the line's last two floats,
+# rows up- and downscaled, 1-D and 3-D.
+BLENDED_ROWS = [
+    ((1, 3, 9, 800), dict(mode="bilinear", size=(5, 224))),
+    ((1, 3, 9, 800), dict(mode="bilinear", size=(17, 228))),
+    ((1, 2, 30, 1000), dict(mode="bilinear", size=(7, 301))),
+    ((1, 2, 9, 999), dict(mode="bilinear", size=(4, 100), align_corners=True)),
+    ((1, 2, 6, 512), dict(mode="bilinear", size=(11, 61))),
+    ((2, 3, 5, 7, 600), dict(mode="trilinear", size=(3, 3, 170))),
+]
+
 
 # Upscales by less than two (the kShifted plan where some block's taps span two loads: tap j
 # the same permute of the floats j positions on), of two and four taps, blocks whose shifted loads
@@ -866,7 +879,7 @@ def _sweep_equals_product_gather(x, kw, g):
     return res["line_sweep"][0]
 
 
-@pytest.mark.parametrize("shape,kw", ZERO_SLOT + WIDE_PLAN + STRIDE2 + ROWS + SHIFTED, ids=lambda v: str(v))
+@pytest.mark.parametrize("shape,kw", ZERO_SLOT + WIDE_PLAN + STRIDE2 + ROWS + BLENDED_ROWS + SHIFTED, ids=lambda v: str(v))
 def test_load_plan_zero_slot(shape, kw):
     x = torch.rand(shape, generator=torch.Generator().manual_seed(0))
     x[..., 0, ::5] = float("inf")

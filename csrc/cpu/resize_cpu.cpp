@@ -204,6 +204,13 @@ constexpr int64_t kPlanTaps = 16;
 // about three, whose eight outputs' taps span more than the four loads; plan_loads).
 constexpr int64_t kRowsTaps = 64;
 
+// Whether each output of a line is one pair of floats (two taps, one position apart), from its
+// first block on: its load plan starts with a two-tap kRows block (plane downscales by more than
+// two). The AVX2 build blends the leading taps at those pairs (line_sweep.h blended_rows), which
+// make_sweep counts when it weighs the ring.
+template <typename acc_t>
+bool pair_rows(const Line<acc_t>& L);
+
 // The load plan of a gather line (Line::blk_pos, blk_loads, blk_rel): per block, the loads
 // start at its lowest tap, or earlier where they would pass the line's end. The zero slot's
 // padding taps are left out of the span and marked kPadRel.
@@ -292,7 +299,7 @@ void plan_loads(Line<acc_t>& L) {
     // their 32 floats (cpu_has_avx512vl, line_sweep.h pick): bicubic plane downscales by 2.5
     // measured 1.03x faster picked (1 thread, the AMD EPYC).
     bool rows = K >= 2 && K <= kRowsTaps && ((nl == 4 && !cpu_has_avx512vl()) || !picks);
-    const int64_t width = 4 * ((K + 3) / 4);  // the floats read from each output's first
+    const int64_t width = K == 2 ? 2 : 4 * ((K + 3) / 4);  // the floats read from each output's first
     for (int64_t i = 0; i < 8 && rows; ++i) {
       const int64_t q = L.idx[8 * b + i];
       rows = q != pad && q + width <= L.in;
@@ -329,6 +336,11 @@ void plan_loads(Line<acc_t>& L) {
   L.blk_run_end.assign(nb, static_cast<int32_t>(nb));
   for (int64_t b = nb - 2; b >= 0; --b)
     L.blk_run_end[b] = L.blk_loads[b + 1] == L.blk_loads[b] ? L.blk_run_end[b + 1] : static_cast<int32_t>(b + 1);
+}
+
+template <typename acc_t>
+bool pair_rows(const Line<acc_t>& L) {
+  return L.step == 1 && L.K == 2 && L.ragged_runs.empty() && !L.blk_loads.empty() && L.blk_loads[0] == kRows;
 }
 
 // fold > 1 (a gather form only): the line of the table's axis with its `fold` contiguous
@@ -918,7 +930,10 @@ Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, c10::ArrayRef<const AxisTa
                         static_cast<double>(last.K * fold);
     const double tap = P.inner > 1 ? 1.0 : span <= 8 ? 1.5 : span <= 16 ? 3.0 : 4.0;
     const double along = static_cast<double>(last.out_size) * static_cast<double>(last.K) * tap;
-    const double blend_first = lead_taps * static_cast<double>(last.in_size) + along;
+    // Lines of pairs (pair_rows, two to four leading taps, the AVX2 build): the leading taps
+    // blended at each pair as it is loaded, no pass over the input line.
+    const bool pairs = std::is_same_v<acc_t, float> && cpu_has_avx2() && P.max_taps <= 4 && pair_rows(L);
+    const double blend_first = pairs ? lead_taps * along : lead_taps * static_cast<double>(last.in_size) + along;
     const double ring = fresh * along + lead_taps * static_cast<double>(last.out_size);
     const double line_bytes = static_cast<double>(last.out_size * inner) * sizeof(acc_t);
     const double margin = last.out_size * inner >= kRingLongLine ? 1.0 : 0.8;
