@@ -818,7 +818,7 @@ RESIZE_AD_INLINE int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, 
 }
 
 template <int C, int KT>
-int64_t pixel_pairs(const float* row, const Line<float>& L, int64_t o0, int64_t o1, float* out) {
+RESIZE_AD_INLINE int64_t pixel_pairs(const float* row, const Line<float>& L, int64_t o0, int64_t o1, float* out) {
   // A pixel's tap at the zero slot (position L.in, a padding tap of the whole pixel) is 0,
   // without a load: the row may be the input line itself.
   const bool pad = L.zero_slot;
@@ -1195,8 +1195,8 @@ inline int64_t blended_rows_body(const float* src, const int64_t* off, const flo
   if (L.zero_slot) run(std::true_type{}); else run(std::false_type{});
   if (b < bend) return 8 * b;
   const int32_t slot = static_cast<int32_t>(L.in);
-  auto at = [&](int64_t q) {
-    const int32_t p = idx[q];
+  auto at = [&](int64_t j) {
+    const int32_t p = idx[j];
     if (L.zero_slot && p == slot) return 0.f;
     float v = tw[0] * lines.r[0][p];
     for (int t = 1; t < TT; ++t) v = madd(tw[t], lines.r[t][p], v);
