@@ -2111,19 +2111,22 @@ __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* 
     for (int t = 0; t < TT; ++t) off[t] = (first + t) * in_row;
     const float* const tw = a.w.data() + oi * a.K;
     float* const out = dst + r * n;
+    // Outputs [o, n) that a direct kernel stopped short of: the span their taps read blended
+    // into scratch, then gathered.
+    auto finish = [&](int64_t o) {
+      if (o >= n) return;
+      const int64_t hi = P.seg_hi[0], from = rest_from(L, o, n, P.seg_lo[0], hi);
+      if (hi > from) blend(src + from, off, tw, TT, tmp + from, hi - from);
+      gather_dispatch(static_cast<const float*>(tmp), L, o, n, out, obuf);
+    };
+    // MEM: how far on the next line's rows are (0: none), prefetched as this line is resampled.
+    const int64_t next = MEM && oi + 1 < a.out ? (a.start[oi + 1] - a.start[oi]) * in_row : 0;
     if (C == 0 && rows) {  // two-tap kRows blocks, each pair blended where it is loaded
-      const int64_t next = MEM && oi + 1 < a.out ? (a.start[oi + 1] - a.start[oi]) * in_row : 0;
-      const int64_t o = blended_rows_body<TT>(src, off, tw, L, 0, n, out, next);
-      if (o < n) {
-        const int64_t hi = P.seg_hi[0], from = rest_from(L, o, n, P.seg_lo[0], hi);
-        if (hi > from) blend(src + from, off, tw, TT, tmp + from, hi - from);
-        gather_dispatch(static_cast<const float*>(tmp), L, o, n, out, obuf);
-      }
+      finish(blended_rows_body<TT>(src, off, tw, L, 0, n, out, next));
     } else if (C == 0 || staged) {  // the blend into scratch, then the gather
       const int64_t lo = P.seg_lo[0], hi = P.seg_hi[0];
       if (hi > lo) {
         if constexpr (MEM) {  // the next line's rows prefetched as this line's are blended
-          const int64_t next = oi + 1 < a.out ? (a.start[oi + 1] - a.start[oi]) * in_row : 0;
           blend_ahead<TT>(src + lo, off, tw, tmp + lo, hi - lo, next);
         } else {
           blend(src + lo, off, tw, TT, tmp + lo, hi - lo);
@@ -2138,11 +2141,7 @@ __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* 
       } else {
         o = blended_pairs_body<3, KT, TT>(src, off, tw, L, 0, n, out);
       }
-      if (o < n) {
-        const int64_t hi = P.seg_hi[0], from = rest_from(L, o, n, P.seg_lo[0], hi);
-        if (hi > from) blend(src + from, off, tw, TT, tmp + from, hi - from);
-        gather_dispatch(static_cast<const float*>(tmp), L, o, n, out, obuf);
-      }
+      finish(o);
     } else if constexpr (REG) {
       // Each block's (C = 1) or pixel pair's (C = 4) loads 16 floats after the last's, and the
       // same two weights.
