@@ -755,10 +755,47 @@ RESIZE_AD_INLINE int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, 
   const uint8_t* __restrict span_pairs = L.span_pairs.data();
   const bool steps = !L.step_pairs.empty();
   const uint8_t* __restrict step_pairs = L.step_pairs.data();
-  // 2 * C outputs per pair; C = 3 stores 8 floats, so the pair must leave two outputs after it.
-  // Both pixels' loads inside the line: before L.pairs_end.
+  // The pair at pixels i and i + 1 (outputs o .. o + 2 C - 1) as it is stored: C = 3's six sums
+  // in lanes 0-5 (lanes 6 and 7 overwritten by the next pair's store).
+  int64_t i = o / C;
+  auto pair = [&]() __attribute__((always_inline)) -> __m256 {  // inlined: a call per pair ran 2x slower
+    // Spans first: an RGB pair with step pairs has no span (resize_cpu.cpp build_line).
+    const uint8_t code = kSpans ? span_pairs[i] : 0;
+    if (code) {
+      if constexpr (C == 3) {  // the pair's six sums in lanes 0-5 as they are stored: no packing
+        __m256 u, v;  // two taps of the pair: lanes 0-2 the first pixel's, 3-5 the second's
+        lanes(span(idx[o]), span(idx[o + C]), u, v);
+        if (masked) v = _mm256_and_ps(v, keep[code]);
+        __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt + o), u);
+        acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + n + o), v, acc);
+        if constexpr (KT == 4) {  // taps 2 and 3: the spans six floats on
+          lanes(span(idx[o] + 6), span(idx[o + C] + 6), u, v);
+          acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + 2 * n + o), u, acc);
+          acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + 3 * n + o), v, acc);
+        }
+        return acc;
+      }
+      return masked ? rgba_span(std::true_type{}, idx[o], idx[o + C], code, std::false_type{})
+                    : rgba_span(std::false_type{}, idx[o], idx[o + C], code, std::false_type{});
+    }
+    __m256 acc = _mm256_setzero_ps();
+    if (steps && step_pairs[i]) {  // tap j of both pixels: the eight floats from the first's
+      for (int64_t j = 0; j < K; ++j) {
+        const __m256 v = span(idx[j * n + o]), w = _mm256_loadu_ps(wt + j * n + o);
+        acc = j == 0 ? _mm256_mul_ps(w, v) : _mm256_fmadd_ps(w, v, acc);
+      }
+      return acc;
+    }
+    for (int64_t j = 0; j < K; ++j) {
+      const __m256 v = _mm256_set_m128(pixel(idx[j * n + o + C]), pixel(idx[j * n + o]));
+      acc = j == 0 ? _mm256_mul_ps(weights(j), v) : _mm256_fmadd_ps(weights(j), v, acc);
+    }
+    return C == 4 ? acc : _mm256_permutevar8x32_ps(acc, pack);
+  };
+  // 2 * C outputs per pair; C = 3 stores 8 floats, so the loop's pairs leave two outputs after
+  // them. Both pixels' loads inside the line: before L.pairs_end.
   const int64_t end = std::min(o1 - (C == 3 ? 2 : 0), L.pairs_end);
-  for (int64_t i = o / C; o + 2 * C <= end; o += 2 * C, i += 2) {  // i: the pair's first pixel
+  for (; o + 2 * C <= end; o += 2 * C, i += 2) {  // i: the pair's first pixel
     if constexpr (C == 4 && kSpans) {
       // A run of RGBA span pairs without a padding tap (code 1), in a loop without the other
       // kinds' branches: the same sums as the span case below. Span and step pairs mixed, a
@@ -779,40 +816,15 @@ RESIZE_AD_INLINE int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, 
       if (KT == 2 && L.lerp) run(std::true_type{}); else run(std::false_type{});
       if (o + 8 > end) break;
     }
-    __m256 acc = _mm256_setzero_ps();
-    // Spans first: an RGB pair with step pairs has no span (resize_cpu.cpp build_line).
-    const uint8_t code = kSpans ? span_pairs[i] : 0;
-    if (code) {
-      if constexpr (C == 3) {  // the pair's six sums in lanes 0-5 as they are stored: no packing
-        __m256 u, v;  // two taps of the pair: lanes 0-2 the first pixel's, 3-5 the second's
-        lanes(span(idx[o]), span(idx[o + C]), u, v);
-        if (masked) v = _mm256_and_ps(v, keep[code]);
-        acc = _mm256_mul_ps(_mm256_loadu_ps(wt + o), u);
-        acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + n + o), v, acc);
-        if constexpr (KT == 4) {  // taps 2 and 3: the spans six floats on
-          lanes(span(idx[o] + 6), span(idx[o + C] + 6), u, v);
-          acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + 2 * n + o), u, acc);
-          acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + 3 * n + o), v, acc);
-        }
-        _mm256_storeu_ps(out + o, acc);  // lanes 6 and 7 overwritten next
-        continue;
-      }
-      acc = masked ? rgba_span(std::true_type{}, idx[o], idx[o + C], code, std::false_type{})
-                   : rgba_span(std::false_type{}, idx[o], idx[o + C], code, std::false_type{});
-    } else if (steps && step_pairs[i]) {  // tap j of both pixels: the eight floats from the first's
-      for (int64_t j = 0; j < K; ++j) {
-        const __m256 v = span(idx[j * n + o]), w = _mm256_loadu_ps(wt + j * n + o);
-        acc = j == 0 ? _mm256_mul_ps(w, v) : _mm256_fmadd_ps(w, v, acc);
-      }
-      _mm256_storeu_ps(out + o, acc);  // C = 3: lanes 6 and 7 overwritten next
-      continue;
-    } else {
-      for (int64_t j = 0; j < K; ++j) {
-        const __m256 v = _mm256_set_m128(pixel(idx[j * n + o + C]), pixel(idx[j * n + o]));
-        acc = j == 0 ? _mm256_mul_ps(weights(j), v) : _mm256_fmadd_ps(weights(j), v, acc);
-      }
-    }
-    _mm256_storeu_ps(out + o, C == 4 ? acc : _mm256_permutevar8x32_ps(acc, pack));
+    _mm256_storeu_ps(out + o, pair());
+  }
+  // C = 3: a pair ending at o1 or one before (the line's last) stores its six sums alone, here
+  // rather than through the caller's scratch.
+  if (C == 3 && o + 2 * C <= std::min(o1, L.pairs_end)) {
+    const __m256 v = pair();
+    _mm_storeu_ps(out + o, _mm256_castps256_ps128(v));
+    _mm_storel_pi(reinterpret_cast<__m64*>(out + o + 4), _mm256_extractf128_ps(v, 1));
+    o += 2 * C;
   }
   return o;
 }
@@ -1157,6 +1169,32 @@ inline bool blended_rows_pay(const Line<float>& L, int64_t T) {
   return pair_rows(L) && T >= 2 && T <= 4;
 }
 
+// Outputs [o0, o1) of a gathered line one at a time from the blend of TT input lines (src +
+// off[t], weights tw[t]): each tap's position blended in blend's order (the zero slot's padding
+// read as 0), the taps summed in gather_line's, so the values are those of the blend into
+// scratch and the gather. The outputs after the blended kernels' last whole block or pair
+// (blended_rows_body; own_lines' RGB pairs), in place of the scratch.
+template <int TT>
+inline void blended_tail(const float* src, const int64_t* off, const float* tw, const Line<float>& L, int64_t o0,
+                         int64_t o1, float* out) {
+  const int64_t K = L.K, n = L.out;
+  const int32_t* __restrict idx = L.idx.data();
+  const float* __restrict wt = L.wt.data();
+  const int32_t slot = static_cast<int32_t>(L.in);
+  auto at = [&](int64_t j) {
+    const int32_t p = idx[j];
+    if (L.zero_slot && p == slot) return 0.f;
+    float v = tw[0] * src[off[0] + p];
+    for (int t = 1; t < TT; ++t) v = madd(tw[t], src[off[t] + p], v);
+    return v;
+  };
+  for (int64_t o = o0; o < o1; ++o) {
+    float acc = wt[o] * at(o);
+    for (int64_t j = 1; j < K; ++j) acc = madd(wt[j * n + o], at(j * n + o), acc);
+    out[o] = acc;
+  }
+}
+
 // Outputs [o0, o1) of a blended_rows_pay line from the blend of TT input lines (src + off[t],
 // weights tw[t]): each whole block of eight while the blocks are kRows, its pairs of floats
 // (pairs4) blended in blend's order and summed by pairs_sum; the outputs after the last whole
@@ -1194,15 +1232,7 @@ inline int64_t blended_rows_body(const float* src, const int64_t* off, const flo
   };
   if (L.zero_slot) run(std::true_type{}); else run(std::false_type{});
   if (b < bend) return 8 * b;
-  const int32_t slot = static_cast<int32_t>(L.in);
-  auto at = [&](int64_t j) {
-    const int32_t p = idx[j];
-    if (L.zero_slot && p == slot) return 0.f;
-    float v = tw[0] * lines.r[0][p];
-    for (int t = 1; t < TT; ++t) v = madd(tw[t], lines.r[t][p], v);
-    return v;
-  };
-  for (int64_t o = 8 * b; o < o1; ++o) out[o] = madd(wt[n + o], at(n + o), wt[o] * at(o));
+  blended_tail<TT>(src, off, tw, L, 8 * b, o1, out);
   return o1;
 }
 template <int TT>
@@ -2134,14 +2164,11 @@ __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* 
       }
       gather_dispatch(static_cast<const float*>(tmp), L, 0, n, out, obuf);
     } else if constexpr (C == 3) {
-      // The pixels after the last block of eight (REG) or pair: through scratch, the span they read.
-      int64_t o;
-      if constexpr (REG) {
-        o = blended_rgb_halving_body<TT, !MEM>(src, off, tw, L, 0, n, out);
-      } else {
-        o = blended_pairs_body<3, KT, TT>(src, off, tw, L, 0, n, out);
-      }
-      finish(o);
+      // The pixels after the last block of eight (REG) or pair: one output at a time, blended
+      // where read (blended_tail).
+      const int64_t o = REG ? blended_rgb_halving_body<TT, !MEM>(src, off, tw, L, 0, n, out)
+                            : blended_pairs_body<3, KT, TT>(src, off, tw, L, 0, n, out);
+      blended_tail<TT>(src, off, tw, L, o, n, out);
     } else if constexpr (REG) {
       // Each block's (C = 1) or pixel pair's (C = 4) loads 16 floats after the last's, and the
       // same two weights.
