@@ -847,6 +847,17 @@ BLENDED_ROWS = [
     ((2, 3, 5, 7, 600), dict(mode="trilinear", size=(3, 3, 170))),
 ]
 
+# Lines of one tap per output blended at their taps alone (blended_picks): bilinear and bicubic by
+# an odd whole factor of more than 6.5 along the last axis (every tap on an input position),
+# two or more leading taps; align_corners whose taps land on positions; 3-D.
+BLENDED_PICKS = [
+    ((1, 2, 9, 960), dict(mode="bilinear", size=(4, 64))),
+    ((1, 3, 12, 630), dict(mode="bilinear", size=(5, 90))),
+    ((1, 2, 13, 990), dict(mode="bicubic", size=(5, 110))),
+    ((1, 2, 9, 961), dict(mode="bilinear", size=(4, 65), align_corners=True)),
+    ((1, 2, 5, 7, 630), dict(mode="trilinear", size=(3, 3, 70))),
+]
+
 
 # Upscales by less than two (the kShifted plan where some block's taps span two loads: tap j
 # the same permute of the floats j positions on), of two and four taps, blocks whose shifted loads
@@ -879,7 +890,7 @@ def _sweep_equals_product_gather(x, kw, g):
     return res["line_sweep"][0]
 
 
-@pytest.mark.parametrize("shape,kw", ZERO_SLOT + WIDE_PLAN + STRIDE2 + ROWS + BLENDED_ROWS + SHIFTED, ids=lambda v: str(v))
+@pytest.mark.parametrize("shape,kw", ZERO_SLOT + WIDE_PLAN + STRIDE2 + ROWS + BLENDED_ROWS + BLENDED_PICKS + SHIFTED, ids=lambda v: str(v))
 def test_load_plan_zero_slot(shape, kw):
     x = torch.rand(shape, generator=torch.Generator().manual_seed(0))
     x[..., 0, ::5] = float("inf")

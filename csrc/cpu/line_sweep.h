@@ -1195,6 +1195,25 @@ inline void blended_tail(const float* src, const int64_t* off, const float* tw, 
   }
 }
 
+// Whether sweep_segment resamples a line of one tap per output (Line::unit: bilinear by an odd
+// whole factor, whose every tap falls on an input position, as nearest) from the T input lines
+// at its taps alone (blended_picks), rather than blending the whole span into scratch and
+// picking from it: counted in operations, 2 T per output blended where read against 2 T + 1
+// per eight floats of the span; downscales by more than about 6.5.
+inline bool blended_picks_pay(const Line<float>& L, int64_t T) {
+  return L.unit && L.K == 1 && L.ragged_runs.empty() && T >= 2 && T <= 4 && 16 * T * L.out < (2 * T + 1) * L.in;
+}
+template <int TT>
+__attribute__((noinline)) int64_t blended_picks_run(const float* src, const int64_t* off, const float* tw,
+                                                    const Line<float>& L, int64_t o0, int64_t o1, float* out) {
+  blended_tail<TT>(src, off, tw, L, o0, o1, out);
+  return o1;
+}
+inline int64_t blended_picks(const float* src, const int64_t* off, const float* tw, int64_t T, const Line<float>& L,
+                             int64_t o0, int64_t o1, float* out) {
+  return with_lines(T, [&](auto t) { return blended_picks_run<decltype(t)::value>(src, off, tw, L, o0, o1, out); });
+}
+
 // Outputs [o0, o1) of a blended_rows_pay line from the blend of TT input lines (src + off[t],
 // weights tw[t]): each whole block of eight while the blocks are kRows, its pairs of floats
 // (pairs4) blended in blend's order and summed by pairs_sum; the outputs after the last whole
@@ -2249,10 +2268,11 @@ void sweep_segment(const Sweep<acc_t>& P, const src_t* src, dst_t* drow, int64_t
 #if RESIZE_AD_AVX2
       if constexpr (std::is_same_v<src_t, float> && std::is_same_v<dst_t, float> && std::is_same_v<acc_t, float>) {
         const bool rgb = blended_rgb_halving_pays(last, T);
-        const bool rows = blended_rows_pay(last, T);
-        if (rgb || rows || blended_pairs_pay(last, T) || blended_halving_pays(last, T)) {
+        const bool rows = blended_rows_pay(last, T), picks = blended_picks_pay(last, T);
+        if (rgb || rows || picks || blended_pairs_pay(last, T) || blended_halving_pays(last, T)) {
           o = rgb                ? blended_rgb_halving_line(src, off, tw, T, last, o0, o1, drow, P.prefetch)
               : rows           ? blended_rows(src, off, tw, T, last, o0, o1, drow)
+              : picks          ? blended_picks(src, off, tw, T, last, o0, o1, drow)
               : last.step == 1 ? blended_halving(src, off, tw, T, last, o0, o1, drow)
                                : blended_pairs_line(src, off, tw, T, last, o0, o1, drow);
           if (o >= o1) return;
