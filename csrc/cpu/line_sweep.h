@@ -842,23 +842,6 @@ RESIZE_AD_INLINE int64_t pixel_pairs(const float* row, const Line<float>& L, int
   }, [&](int32_t p) { return _mm256_loadu_ps(row + p); });
 }
 
-// Whether sweep_segment resamples a folded RGB / RGBA line (as gather_sweep does, two pixels
-// at a time) from the T input lines directly, blending each tap's pixel as it goes
-// (blended_pairs), rather than blending the whole span into scratch first: downscales whose
-// taps read a fraction of the span. Counted in vector operations per line: staged, the blend
-// of the in floats (2 T + 1 per eight); blended, 2 T - 1 more per load of a pair of pixels (T
-// loads and multiply-adds in place of one load): one per tap and pixel, or one per pixel and
-// two taps for RGBA of two or four taps (spans, pairs_of). RGB lines of four taps count seven
-// loads per pixel (their spans' permutes): staged, bicubic RGB 600 x 800 -> 224², 600 x 1000
-// -> 224² and 1000² -> 300² measured 1.06x-1.19x faster than blended (1 and 2 threads, an AMD
-// EPYC with AVX2), 1000 x 1400 and 1000 x 2000 -> 224² 1.2x-1.3x slower; seven puts the line
-// between them.
-inline bool blended_pairs_pay(const Line<float>& L, int64_t T) {
-  const int64_t loads = L.step == 3 && L.K == 4 ? 7 : L.K == 4 || (L.step == 4 && L.K == 2) ? L.K : 2 * L.K;
-  return (L.step == 4 || (L.step == 3 && L.in >= L.out)) && L.K > 1 && L.ragged_runs.empty() && T >= 2 &&
-         T <= 4 && L.out * loads * (2 * T - 1) < L.in * (2 * T + 1);
-}
-
 // Loads, broadcasts and multiply-adds of W = 4 (__m128) or 8 (__m256) floats, for LinesBlend.
 template <int W>
 inline auto vload(const float* p) {

@@ -343,6 +343,24 @@ bool pair_rows(const Line<acc_t>& L) {
   return L.step == 1 && L.K == 2 && L.ragged_runs.empty() && !L.blk_loads.empty() && L.blk_loads[0] == kRows;
 }
 
+// Whether sweep_segment resamples a folded RGB / RGBA line (as gather_sweep does, two pixels
+// at a time) from the T input lines directly, blending each tap's pixel as it goes
+// (blended_pairs), rather than blending the whole span into scratch first: downscales whose
+// taps read a fraction of the span. Counted in vector operations per line: staged, the blend
+// of the in floats (2 T + 1 per eight); blended, 2 T - 1 more per load of a pair of pixels (T
+// loads and multiply-adds in place of one load): one per tap and pixel, or one per pixel and
+// two taps for RGBA of two or four taps (spans, pairs_of). RGB lines of four taps count seven
+// loads per pixel (their spans' permutes): staged, bicubic RGB 600 x 800 -> 224², 600 x 1000
+// -> 224² and 1000² -> 300² measured 1.06x-1.19x faster than blended (1 and 2 threads, an AMD
+// EPYC with AVX2), 1000 x 1400 and 1000 x 2000 -> 224² 1.2x-1.3x slower; seven puts the line
+// between them. make_sweep counts them when it weighs the ring, as pair_rows.
+template <typename acc_t>
+bool blended_pairs_pay(const Line<acc_t>& L, int64_t T) {
+  const int64_t loads = L.step == 3 && L.K == 4 ? 7 : L.K == 4 || (L.step == 4 && L.K == 2) ? L.K : 2 * L.K;
+  return (L.step == 4 || (L.step == 3 && L.in >= L.out)) && L.K > 1 && L.ragged_runs.empty() && T >= 2 &&
+         T <= 4 && L.out * loads * (2 * T - 1) < L.in * (2 * T + 1);
+}
+
 // fold > 1 (a gather form only): the line of the table's axis with its `fold` contiguous
 // channels, in * fold positions long, each row repeated per channel with tap stride fold.
 // join > 1: `join` consecutive such lines as one (make_sweep), in * fold * join positions long:
@@ -931,9 +949,15 @@ Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, c10::ArrayRef<const AxisTa
     const double tap = P.inner > 1 ? 1.0 : span <= 8 ? 1.5 : span <= 16 ? 3.0 : 4.0;
     const double along = static_cast<double>(last.out_size) * static_cast<double>(last.K) * tap;
     // Lines of pairs (pair_rows, two to four leading taps, the AVX2 build): the leading taps
-    // blended at each pair as it is loaded, no pass over the input line.
-    const bool pairs = std::is_same_v<acc_t, float> && cpu_has_avx2() && P.max_taps <= 4 && pair_rows(L);
-    const double blend_first = pairs ? lead_taps * along : lead_taps * static_cast<double>(last.in_size) + along;
+    // blended at each pair as it is loaded, no pass over the input line. RGB and RGBA lines
+    // blended as their pixels load (blended_pairs_pay) likewise, each further leading tap costing
+    // half a tap of the line (its loads and multiply-adds; the picks, weights and stores are
+    // paid once): RGBA 600 x 800 -> 400 x 300 ran 1.5x faster blended than through the ring,
+    // which counted a whole tap per leading tap took.
+    const bool avx2 = std::is_same_v<acc_t, float> && cpu_has_avx2() && P.max_taps <= 4;
+    const double blend_first = avx2 && pair_rows(L)                      ? lead_taps * along
+                               : avx2 && blended_pairs_pay(L, P.max_taps) ? (lead_taps + 1) / 2 * along
+                                                                         : lead_taps * static_cast<double>(last.in_size) + along;
     const double ring = fresh * along + lead_taps * static_cast<double>(last.out_size);
     const double line_bytes = static_cast<double>(last.out_size * inner) * sizeof(acc_t);
     const double margin = last.out_size * inner >= kRingLongLine ? 1.0 : 0.8;
