@@ -204,9 +204,11 @@ constexpr int64_t kPlanTaps = 16;
 // about three, whose eight outputs' taps span more than the four loads; plan_loads).
 constexpr int64_t kRowsTaps = 64;
 
-// Whether each output of a line is one pair of floats (two taps, one position apart), from its
-// first block on: its load plan starts with a two-tap kRows block (plane downscales by more than
-// two). The AVX2 build blends the leading taps at those pairs (line_sweep.h blended_rows), which
+// Whether each output of a line is one pair of floats (two taps, one position apart) in every
+// block: its load plan is two-tap kRows blocks throughout (plane downscales by more than two;
+// from 2 to about 2.3 some blocks take two loads instead, and a line whose first block alone
+// qualified went through scratch from the second on: one plane 800 -> 384 wide ran 1.8x slower
+// so). The AVX2 build blends the leading taps at those pairs (line_sweep.h blended_rows), which
 // make_sweep counts when it weighs the ring.
 template <typename acc_t>
 bool pair_rows(const Line<acc_t>& L);
@@ -340,7 +342,8 @@ void plan_loads(Line<acc_t>& L) {
 
 template <typename acc_t>
 bool pair_rows(const Line<acc_t>& L) {
-  return L.step == 1 && L.K == 2 && L.ragged_runs.empty() && !L.blk_loads.empty() && L.blk_loads[0] == kRows;
+  return L.step == 1 && L.K == 2 && L.ragged_runs.empty() && !L.blk_loads.empty() && L.blk_loads[0] == kRows &&
+         L.blk_run_end[0] == static_cast<int32_t>(L.blk_loads.size());
 }
 
 // Whether sweep_segment resamples a folded RGB / RGBA line (as gather_sweep does, two pixels
