@@ -903,6 +903,34 @@ def test_load_plan_zero_slot(shape, kw):
     assert (~y.isfinite() <= ~native(x, **kw).isfinite()).all()
 
 
+# Folded RGB and RGBA lines of one tap per output blended at their taps (blended_picks' loop of
+# a pixel per vector): channels_last bilinear and bicubic by an odd whole factor along the
+# width (15, 5, 3 and 9), two or four leading taps; RGB's last pixel and a line's pixels past
+# its last 128-bit load one output at a time.
+BLENDED_PIXEL_PICKS = [
+    ((1, 3, 9, 960), dict(mode="bilinear", size=(4, 64))),
+    ((1, 4, 9, 960), dict(mode="bilinear", size=(4, 64))),
+    ((2, 3, 12, 250), dict(mode="bilinear", size=(5, 50))),
+    ((1, 4, 12, 90), dict(mode="bilinear", size=(5, 30))),
+    ((1, 3, 13, 990), dict(mode="bicubic", size=(5, 110))),
+]
+
+
+@pytest.mark.parametrize("shape,kw", BLENDED_PIXEL_PICKS, ids=lambda v: str(v))
+def test_blended_pixel_picks(shape, kw):
+    x = torch.rand(shape, generator=torch.Generator().manual_seed(0))
+    x[..., 0, ::5] = float("inf")
+    x[..., 1, 2::7] = float("-inf")
+    x[..., 2, 3::9] = float("nan")
+    x = x.contiguous(memory_format=torch.channels_last)
+    g = torch.rand(native(x, **kw).shape, generator=torch.Generator().manual_seed(1))
+    g[..., 0, 1::5] = float("inf")
+    g[..., 1, ::6] = float("nan")
+    y = _sweep_equals_product_gather(x, kw, g.contiguous(memory_format=torch.channels_last))
+    assert y.is_contiguous(memory_format=torch.channels_last)
+    assert (~y.isfinite() <= ~native(x, **kw).isfinite()).all()
+
+
 # Zero-slot lines read in place: where the leading axes take one input line as it is (an
 # unchanged height, a 1-D resize), the line sweep reads the input line itself, which has no zero
 # slot past its end; its padding taps must read 0 without a load. The element after each line

@@ -1182,14 +1182,32 @@ inline void blended_tail(const float* src, const int64_t* off, const float* tw, 
 // whole factor, whose every tap falls on an input position, as nearest) from the T input lines
 // at its taps alone (blended_picks), rather than blending the whole span into scratch and
 // picking from it: counted in operations, 2 T per output blended where read against 2 T + 1
-// per eight floats of the span; downscales by more than about 6.5.
+// per eight floats of the span, downscales by more than about 6.5; folded RGB and RGBA lines,
+// a pixel per 128-bit vector (2 T + 1 per pixel), downscales by more than eight pixels' floats
+// per pixel (RGB by more than 2.7, RGBA by more than 2).
 inline bool blended_picks_pay(const Line<float>& L, int64_t T) {
-  return L.unit && L.K == 1 && L.ragged_runs.empty() && T >= 2 && T <= 4 && 16 * T * L.out < (2 * T + 1) * L.in;
+  const bool pixels = L.step == 3 || L.step == 4;
+  return L.unit && L.K == 1 && L.ragged_runs.empty() && T >= 2 && T <= 4 &&
+         (pixels ? 8 * L.out < L.step * L.in : 16 * T * L.out < (2 * T + 1) * L.in);
 }
+// blended_picks for TT input lines: folded RGB and RGBA lines a pixel at a time, its C floats
+// (and, RGB, the next pixel's first, overwritten by that pixel's store) blended from one 128-bit
+// load per input line, in blend's order, times the output's weight (as gather_line's one tap),
+// up to the last pixel whose load stays inside the line (Line::pairs_end) and, RGB, before the
+// last pixel; the rest, and lines of one channel, one output at a time (blended_tail).
 template <int TT>
 __attribute__((noinline)) int64_t blended_picks_run(const float* src, const int64_t* off, const float* tw,
                                                     const Line<float>& L, int64_t o0, int64_t o1, float* out) {
-  blended_tail<TT>(src, off, tw, L, o0, o1, out);
+  const int64_t C = L.step;
+  int64_t o = o0;
+  if ((C == 3 || C == 4) && o0 % C == 0 && !L.zero_slot) {
+    const LinesBlend<4, TT> px(src, off, tw, TT);
+    const int32_t* __restrict idx = L.idx.data();
+    const float* __restrict wt = L.wt.data();
+    const int64_t end = std::min(L.pairs_end, o1 - (C == 3 ? C : 0));
+    for (; o + C <= end; o += C) _mm_storeu_ps(out + o, _mm_mul_ps(_mm_loadu_ps(wt + o), px.at(idx[o])));
+  }
+  blended_tail<TT>(src, off, tw, L, o, o1, out);
   return o1;
 }
 inline int64_t blended_picks(const float* src, const int64_t* off, const float* tw, int64_t T, const Line<float>& L,
