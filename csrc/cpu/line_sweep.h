@@ -1156,7 +1156,7 @@ inline bool blended_rows_pay(const Line<float>& L, int64_t T) {
 // off[t], weights tw[t]): each tap's position blended in blend's order (the zero slot's padding
 // read as 0), the taps summed in gather_line's, so the values are those of the blend into
 // scratch and the gather. The outputs after the blended kernels' last whole block or pair
-// (blended_rows_body; own_lines' RGB pairs), in place of the scratch.
+// (blended_rows_body; own_lines' RGB lines), in place of the scratch, and blended_picks'.
 template <int TT>
 inline void blended_tail(const float* src, const int64_t* off, const float* tw, const Line<float>& L, int64_t o0,
                          int64_t o1, float* out) {
@@ -2077,9 +2077,9 @@ inline bool prefetches_rows(int64_t row_bytes, bool shared, int64_t taps) {
 // of an input larger than the caches keep whose consecutive lines share no rows, the next
 // line's rows prefetched as this line's are blended, blend_ahead, or as its blocks reach them,
 // blended_rows); kRgbHalving: RGB lines of exact halvings
-// (Line::regular, blended_rgb_halving; the pixels after the last block of eight through scratch);
-// kRgbPairs: other RGB lines of several taps (blended_pairs where it pays, the pixels after the
-// last pair through scratch).
+// (Line::regular, blended_rgb_halving; the pixels after the last block of eight one output at a
+// time, blended_tail); kRgbPairs: other RGB lines of several taps (blended_pairs where it pays,
+// the pixels after the last pair as those of kRgbHalving).
 enum class OwnLines { kNone, kHalving, kPairs, kPairs2, kStaged, kStagedAhead, kRgbHalving, kRgbPairs };
 
 inline OwnLines own_lines_of(const Sweep<float>& P) {
