@@ -135,6 +135,16 @@ def test_threads_agree():
     assert torch.equal(a, b)
 
 
+def test_blended_rows_segments_agree():
+    """A few wide lines of pairs (bilinear by about 3.3 and 3) split in segments across threads,
+    whose segments start between blocks of eight (blended_rows' outputs before the first block):
+    the same result, bit for bit, as one thread's whole lines."""
+    x = torch.rand(1, 2, 10, 3000, generator=torch.Generator().manual_seed(0)).requires_grad_()
+    for size in ((3, 1001), (3, 900)):
+        g = torch.rand(1, 2, *size, generator=torch.Generator().manual_seed(1))
+        _agree_over_threads(x, dict(size=size, mode="bilinear"), g, (1, 2))
+
+
 def _agree_over_threads(x, kw, g, counts):
     """ours(x, **kw) and its gradient for g with each thread count in turn: asserts they are the
     same, bit for bit, and returns them."""

@@ -1217,22 +1217,22 @@ inline int64_t blended_picks(const float* src, const int64_t* off, const float* 
 
 // Outputs [o0, o1) of a blended_rows_pay line from the blend of TT input lines (src + off[t],
 // weights tw[t]): each whole block of eight while the blocks are kRows, its pairs of floats
-// (pairs4) blended in blend's order and summed by pairs_sum; the outputs after the last whole
-// block one at a time, as gather_line's. The values are blend's and gather_line's. Returns
-// where it stopped (the caller finishes the rest). ahead (not 0): each cache line of the input
-// lines `ahead` floats on is prefetched as the blocks reach its position (own_lines' MEM lines:
-// the next line's rows).
+// (pairs4) blended in blend's order and summed by pairs_sum; the outputs before the first whole
+// block and after the last one at a time (blended_tail). The values are blend's and
+// gather_line's. Returns o1. ahead (not 0): each cache line of the input lines `ahead` floats
+// on is prefetched as the blocks reach its position (own_lines' MEM lines: the next line's rows).
 template <int TT>
 inline int64_t blended_rows_body(const float* src, const int64_t* off, const float* tw, const Line<float>& L,
                                  int64_t o0, int64_t o1, float* out, int64_t ahead = 0) {
-  if (o0 % 8 != 0) return o0;
+  const int64_t head = std::min(o1, (o0 + 7) / 8 * 8);
+  blended_tail<TT>(src, off, tw, L, o0, head, out);
   const LinesBlend<8, TT> lines(src, off, tw, TT);
   const uint8_t* __restrict loads = L.blk_loads.data();
   const int32_t* __restrict idx = L.idx.data();
   const uint8_t* __restrict rels = L.blk_rel.data();
   const float* __restrict wt = L.wt.data();
   const int64_t n = L.out, bend = o1 / 8;
-  int64_t b = o0 / 8;
+  int64_t b = head / 8;
   int64_t q = b < bend ? idx[8 * b] : 0;  // (ahead) the next position to prefetch
   auto run = [&](auto pad) {
     for (; b < bend && loads[b] == kRows; ++b) {
@@ -1251,8 +1251,7 @@ inline int64_t blended_rows_body(const float* src, const int64_t* off, const flo
     }
   };
   if (L.zero_slot) run(std::true_type{}); else run(std::false_type{});
-  if (b < bend) return 8 * b;
-  blended_tail<TT>(src, off, tw, L, 8 * b, o1, out);
+  blended_tail<TT>(src, off, tw, L, std::max(head, 8 * b), o1, out);
   return o1;
 }
 template <int TT>
@@ -2161,18 +2160,10 @@ __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* 
     for (int t = 0; t < TT; ++t) off[t] = (first + t) * in_row;
     const float* const tw = a.w.data() + oi * a.K;
     float* const out = dst + r * n;
-    // Outputs [o, n) that a direct kernel stopped short of: the span their taps read blended
-    // into scratch, then gathered.
-    auto finish = [&](int64_t o) {
-      if (o >= n) return;
-      const int64_t hi = P.seg_hi[0], from = rest_from(L, o, n, P.seg_lo[0], hi);
-      if (hi > from) blend(src + from, off, tw, TT, tmp + from, hi - from);
-      gather_dispatch(static_cast<const float*>(tmp), L, o, n, out, obuf);
-    };
     // MEM: how far on the next line's rows are (0: none), prefetched as this line is resampled.
     const int64_t next = MEM && oi + 1 < a.out ? (a.start[oi + 1] - a.start[oi]) * in_row : 0;
     if (C == 0 && rows) {  // two-tap kRows blocks, each pair blended where it is loaded
-      finish(blended_rows_body<TT>(src, off, tw, L, 0, n, out, next));
+      blended_rows_body<TT>(src, off, tw, L, 0, n, out, next);
     } else if (C == 0 || staged) {  // the blend into scratch, then the gather
       const int64_t lo = P.seg_lo[0], hi = P.seg_hi[0];
       if (hi > lo) {
