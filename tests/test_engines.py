@@ -463,6 +463,11 @@ BLENDED_PAIRS = [
     # and one output line of bicubic split in segments (2 threads) inside the run.
     ((1, 20, 130), dict(size=(10, 65), mode="bilinear", antialias=True)),
     ((1, 2, 300), dict(size=(1, 150), mode="bicubic")),
+    # Ragged pixels (a zero tap trimmed from every 19th pixel: too few for the zero slot),
+    # rewritten after the blended line (blended_ragged): spans and single pixels between them,
+    # and pixels of one load per tap.
+    ((1, 30, 270), dict(size=(20, 190), mode="bilinear")),
+    ((1, 30, 490), dict(size=(20, 190), mode="bilinear")),
 ]
 
 
@@ -494,6 +499,29 @@ def test_blended_pairs_padding_reads_zero(spatial, size, channels):
         y, yc = ours(x, size=size, mode="bilinear"), ours(xc, size=size, mode="bilinear")
     assert yc.isinf().any() and not y.isnan().any()
     assert torch.equal(yc.isnan(), y.isnan()) and torch.equal(yc, y)
+
+
+@pytest.mark.parametrize("channels", [3, 4])
+@pytest.mark.parametrize("width", [270, 490])
+@pytest.mark.parametrize("rows", [20, 1])
+def test_blended_ragged_pixels(rows, width, channels):
+    """Bilinear width -> 190 trims the zero tap of every 19th pixel (a tap on an input position);
+    the blended kernels (blended_pairs) compute such a pixel with a padding tap of weight 0 at
+    its one tap's position, so that an inf there would give inf + 0 * inf = NaN, and rewrite it
+    after the line (blended_ragged) from its one tap: inf, as the product gather has it. Every
+    second column of rows 14 and 15 (which both output heights read) is inf, so that ragged
+    pixels land on some. One
+    output row: the line in segments, one per thread (sweep_segment)."""
+    x = torch.rand((1, channels, 30, width), generator=torch.Generator().manual_seed(3))
+    x[..., 14, ::2] = float("inf")
+    x[..., 15, 1::2] = float("-inf")
+    x[..., 16, ::4] = float("nan")
+    xc = x.contiguous(memory_format=torch.channels_last)
+    kw = dict(size=(rows, 190), mode="bilinear")
+    g = torch.rand((1, channels, rows, 190), generator=torch.Generator().manual_seed(4))
+    y = _sweep_equals_product_gather(xc, kw, g.contiguous(memory_format=torch.channels_last))
+    assert y.isinf().any() and y.isnan().any()
+    assert (y.isnan() <= native(x, **kw).isnan()).all()
 
 
 @pytest.mark.parametrize("mode", ["bicubic", "bilinear"])

@@ -680,6 +680,49 @@ void gather_line(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1,
   for (; o < o1; ++o) one(o);
 }
 
+// Exact values of the ragged rows in [o0, o1) (see Line::ragged_runs), position p of the line
+// being at(p) and, for float lines, the four floats from p quad(p) (an __m128).
+template <typename D, typename acc_t, typename At, typename Quad>
+void ragged_rows(const Line<acc_t>& L, int64_t o0, int64_t o1, D* out, At at, Quad quad) {
+  const auto& runs = L.ragged_runs;
+  auto it = o0 == 0 ? runs.begin()
+                    : std::lower_bound(runs.begin(), runs.end(), o0,
+                                       [](const auto& r, int64_t o) { return r.o + r.width <= o; });
+  for (; it != runs.end() && it->o < o1; ++it) {
+    const int64_t o = it->o, n = it->len, s = it->start;
+    const acc_t* wo = L.ragged_w.data() + (it - runs.begin()) * L.K;
+#if RESIZE_AD_AVX2
+    // An RGBA pixel: the same sums, a 128-bit multiply-add per tap. Scalar, the three such
+    // pixels per line took 6 % of bicubic RGBA 224² -> 256² (1 thread, an EPYC); so, 1.06x
+    // faster.
+    if constexpr (std::is_same_v<acc_t, float> && std::is_same_v<D, float>) {
+      if (it->width == 4 && o >= o0 && o + 4 <= o1) {
+        __m128 acc = n > 0 ? _mm_mul_ps(_mm_set1_ps(wo[0]), quad(s)) : _mm_setzero_ps();
+        for (int64_t j = 1; j < n; ++j) acc = _mm_fmadd_ps(_mm_set1_ps(wo[j]), quad(s + 4 * j), acc);
+        _mm_storeu_ps(out + o, acc);
+        continue;
+      }
+    }
+#endif
+    for (int64_t c = std::max<int64_t>(0, o0 - o); c < it->width && o + c < o1; ++c) {
+      acc_t acc = n > 0 ? wo[0] * at(s + c) : acc_t(0);
+      for (int64_t j = 1; j < n; ++j) acc = madd(wo[j], at(s + c + j * L.step), acc);
+      out[o + c] = from_acc<D>(acc);
+    }
+  }
+}
+
+// ragged_rows of the line row.
+template <typename D, typename acc_t>
+void fix_ragged(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* out) {
+#if RESIZE_AD_AVX2
+  auto quad = [&](auto p) { return _mm_loadu_ps(row + p); };
+#else
+  auto quad = [](auto) { return 0; };  // not called: the baseline build has no vector branch
+#endif
+  ragged_rows(L, o0, o1, out, [&](int64_t p) { return row[p]; }, quad);
+}
+
 #if RESIZE_AD_AVX2
 // A folded line of C = 3 or 4 channels (Line::step == C), two pixels at a time: each tap of a
 // pixel is one 128-bit load of its C channels (and, for C = 3, the next pixel's first, whose
@@ -1152,6 +1195,35 @@ inline bool blended_rows_pay(const Line<float>& L, int64_t T) {
   return pair_rows(L) && T >= 2 && T <= 4;
 }
 
+// The blend of TT input lines (src + off[t], weights tw[t]) at position p, in blend's order.
+template <int TT>
+RESIZE_AD_INLINE float blend_at(const float* src, const int64_t* off, const float* tw, int64_t p) {
+  float v = tw[0] * src[off[0] + p];
+  for (int t = 1; t < TT; ++t) v = madd(tw[t], src[off[t] + p], v);
+  return v;
+}
+
+// ragged_rows over the blend of TT input lines (src + off[t], weights tw[t]), each tap's
+// position blended where it is read, in blend's order: the values of fix_ragged over the blend
+// into scratch. After the blended kernels (blended_pairs), whose sums at the ragged pixels
+// (a padding tap of weight 0 read at a position the pixel reads anyway) are not exact where
+// that position holds an infinity or a NaN.
+template <int TT>
+void blended_ragged_run(const float* src, const int64_t* off, const float* tw, const Line<float>& L, int64_t o0,
+                        int64_t o1, float* out) {
+  const LinesBlend<4, TT> quad(src, off, tw, TT);
+  ragged_rows(L, o0, o1, out, [&](int64_t p) { return blend_at<TT>(src, off, tw, p); },
+              [&](auto p) { return quad.at(p); });
+}
+inline void blended_ragged(const float* src, const int64_t* off, const float* tw, int64_t T, const Line<float>& L,
+                           int64_t o0, int64_t o1, float* out) {
+  if (L.ragged_runs.empty() || o1 <= o0) return;
+  with_lines(T, [&](auto t) {
+    blended_ragged_run<decltype(t)::value>(src, off, tw, L, o0, o1, out);
+    return o1;
+  });
+}
+
 // Outputs [o0, o1) of a gathered line one at a time from the blend of TT input lines (src +
 // off[t], weights tw[t]): each tap's position blended in blend's order (the zero slot's padding
 // read as 0), the taps summed in gather_line's, so the values are those of the blend into
@@ -1166,10 +1238,7 @@ inline void blended_tail(const float* src, const int64_t* off, const float* tw, 
   const int32_t slot = static_cast<int32_t>(L.in);
   auto at = [&](int64_t j) {
     const int32_t p = idx[j];
-    if (L.zero_slot && p == slot) return 0.f;
-    float v = tw[0] * src[off[0] + p];
-    for (int t = 1; t < TT; ++t) v = madd(tw[t], src[off[t] + p], v);
-    return v;
+    return L.zero_slot && p == slot ? 0.f : blend_at<TT>(src, off, tw, p);
   };
   for (int64_t o = o0; o < o1; ++o) {
     float acc = wt[o] * at(o);
@@ -1591,38 +1660,6 @@ void copy_line(const S* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* ou
       out[o] = row[idx[o]];
     } else {
       out[o] = from_acc<D>(to_acc<acc_t>(row[idx[o]]));
-    }
-  }
-}
-
-// Exact values of the ragged rows in [o0, o1) (see Line::ragged_runs).
-template <typename D, typename acc_t>
-void fix_ragged(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1, D* out) {
-  const auto& runs = L.ragged_runs;
-  auto it = o0 == 0 ? runs.begin()
-                    : std::lower_bound(runs.begin(), runs.end(), o0,
-                                       [](const auto& r, int64_t o) { return r.o + r.width <= o; });
-  for (; it != runs.end() && it->o < o1; ++it) {
-    const int64_t o = it->o, n = it->len;
-    const acc_t* wo = L.ragged_w.data() + (it - runs.begin()) * L.K;
-    const acc_t* s = row + it->start;
-#if RESIZE_AD_AVX2
-    // An RGBA pixel: the same sums, a 128-bit multiply-add per tap. Scalar, the three such
-    // pixels per line took 6 % of bicubic RGBA 224² -> 256² (1 thread, an EPYC); so, 1.06x
-    // faster.
-    if constexpr (std::is_same_v<acc_t, float> && std::is_same_v<D, float>) {
-      if (it->width == 4 && o >= o0 && o + 4 <= o1) {
-        __m128 acc = n > 0 ? _mm_mul_ps(_mm_set1_ps(wo[0]), _mm_loadu_ps(s)) : _mm_setzero_ps();
-        for (int64_t j = 1; j < n; ++j) acc = _mm_fmadd_ps(_mm_set1_ps(wo[j]), _mm_loadu_ps(s + 4 * j), acc);
-        _mm_storeu_ps(out + o, acc);
-        continue;
-      }
-    }
-#endif
-    for (int64_t c = std::max<int64_t>(0, o0 - o); c < it->width && o + c < o1; ++c) {
-      acc_t acc = n > 0 ? wo[0] * s[c] : acc_t(0);
-      for (int64_t j = 1; j < n; ++j) acc = madd(wo[j], s[c + j * L.step], acc);
-      out[o + c] = from_acc<D>(acc);
     }
   }
 }
@@ -2101,14 +2138,15 @@ inline OwnLines own_lines_of(const Sweep<float>& P) {
   const bool staged = L.step == 1 && !L.identity && !L.unit && !L.idx.empty() &&
                       std::none_of(L.blk_loads.begin(), L.blk_loads.end(), [](uint8_t l) { return l == kStride2Pairs; });
   const OwnLines as_staged = !staged ? OwnLines::kNone : P.prefetch && !shared ? OwnLines::kStagedAhead : OwnLines::kStaged;
-  if (!L.ragged_runs.empty()) return as_staged;
+  // RGB and RGBA lines with ragged pixels: rewritten after each line (blended_ragged_run).
   if (L.step == 3 && L.K > 1 && !L.regular) return OwnLines::kRgbPairs;
   if (L.step == 3 && L.regular) return OwnLines::kRgbHalving;
   if (L.out % 8 != 0) return as_staged;
+  if (L.step == 4 && L.K > 1 && L.pairs_end == L.out) return L.K == 2 ? OwnLines::kPairs2 : OwnLines::kPairs;
+  if (!L.ragged_runs.empty()) return as_staged;
   if (blended_halving_pays(L, 2) &&
       std::all_of(L.blk_loads.begin(), L.blk_loads.end(), [](uint8_t l) { return l == kStride2Pairs; }))
     return OwnLines::kHalving;
-  if (L.step == 4 && L.K > 1 && L.pairs_end == L.out) return L.K == 2 ? OwnLines::kPairs2 : OwnLines::kPairs;
   return as_staged;
 }
 
@@ -2180,6 +2218,7 @@ __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* 
       const int64_t o = REG ? blended_rgb_halving_body<TT, !MEM>(src, off, tw, L, 0, n, out)
                             : blended_pairs_body<3, KT, TT>(src, off, tw, L, 0, n, out);
       blended_tail<TT>(src, off, tw, L, o, n, out);
+      if (!REG && !L.ragged_runs.empty()) blended_ragged_run<TT>(src, off, tw, L, 0, n, out);
     } else if constexpr (REG) {
       // Each block's (C = 1) or pixel pair's (C = 4) loads 16 floats after the last's, and the
       // same two weights.
@@ -2204,6 +2243,7 @@ __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* 
       halving_body<TT>(src, off, tw, L, 0, n, out);
     } else if constexpr (C == 4) {
       blended_pairs_body<C, KT, TT>(src, off, tw, L, 0, n, out);
+      if (!L.ragged_runs.empty()) blended_ragged_run<TT>(src, off, tw, L, 0, n, out);
     }
     if (++oi == a.out) oi = 0, ++b;
   }
@@ -2267,6 +2307,7 @@ void sweep_segment(const Sweep<acc_t>& P, const src_t* src, dst_t* drow, int64_t
               : picks          ? blended_picks(src, off, tw, T, last, o0, o1, drow)
               : last.step == 1 ? blended_halving(src, off, tw, T, last, o0, o1, drow)
                                : blended_pairs_line(src, off, tw, T, last, o0, o1, drow);
+          blended_ragged(src, off, tw, T, last, o0, std::min(o, o1), drow);  // the rest: gather_dispatch's
           if (o >= o1) return;
           if (o > o0) from = rest_from(last, o, o1, lo, hi);  // the rest through scratch: the span its taps read
         }

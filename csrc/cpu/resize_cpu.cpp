@@ -141,6 +141,10 @@ struct Line {
   // whose pair is not a span of code 1 (pixel i itself where its pair is not), so that pairs_of
   // takes a run of span pairs without reading a code per pair.
   std::vector<int32_t> span_run_end;
+  // RGB and RGBA lines of two or four taps: at least seven in eight of the pairs pairs_of takes
+  // (pixels 2 m and 2 m + 1) load K vectors, spans or step pairs (blended_pairs_pay counts
+  // their loads so).
+  bool k_load_pairs = false;
   // Lines of two taps whose first weight is exactly 1 minus the second, in float, at every
   // output but the ragged ones (linear's lambda0 = 1 - lambda1; fix_ragged rewrites those):
   // pairs_of's span runs and the 512-bit picks compute it rather than load it.
@@ -173,10 +177,15 @@ struct Line {
   // those that step zero or two). Within a run every tap's C * count outputs read consecutive
   // floats with their weights (line_sweep.h unit_runs_of), whole vectors of eight outputs.
   // unit_runs[r]: outputs [o, e) of the run, its first output's first tap at p. Only runs of at
-  // least kUnitRunFloats outputs, and only where they hold on average 2 * kUnitRunFloats outputs
-  // or more (else empty). RGB bilinear and bicubic channels_last 256² -> 224² measured
-  // 1.12x-1.19x faster so, bicubic 224² -> 256² 1.15x, bilinear 224² -> 256² as fast (1 thread,
-  // an AMD EPYC with AVX2); RGBA lines keep their spans (pairs_of), 1.15x-1.3x faster there.
+  // least kUnitRunFloats outputs, and only where they follow one another without a gap
+  // (unit_vecs) or hold on average 2 * kUnitRunFloats outputs or more (else empty). RGB bilinear
+  // and bicubic channels_last 256² -> 224² measured 1.12x-1.19x faster so, bicubic 224² -> 256²
+  // 1.15x, bilinear 224² -> 256² as fast (1 thread, an AMD EPYC with AVX2); RGBA lines keep their
+  // spans (pairs_of), 1.15x-1.3x faster there. Gapless runs of three to five pixels (downscales
+  // by 1.2 to 1.33, upscales by 1.33 to 1.5) measured 1.02x-1.4x faster than pairs_of (bilinear
+  // 375 x 500 -> 300 x 400 1.4x, 1080 x 1920 -> 800 x 1500 1.19x, 256² -> 200² 1.24x, bicubic
+  // 256² -> 200² 1.11x); with gaps (a ragged pixel every few runs: 375 x 500 -> 300 x 420) the
+  // work per run made them 0.84x as fast.
   struct UnitRun {
     int32_t o, e, p;
   };
@@ -352,16 +361,26 @@ bool pair_rows(const Line<acc_t>& L) {
 // taps read a fraction of the span. Counted in vector operations per line: staged, the blend
 // of the in floats (2 T + 1 per eight); blended, 2 T - 1 more per load of a pair of pixels (T
 // loads and multiply-adds in place of one load): one per tap and pixel, or one per pixel and
-// two taps for RGBA of two or four taps (spans, pairs_of). RGB lines of four taps count seven
-// loads per pixel (their spans' permutes): staged, bicubic RGB 600 x 800 -> 224², 600 x 1000
-// -> 224² and 1000² -> 300² measured 1.06x-1.19x faster than blended (1 and 2 threads, an AMD
-// EPYC with AVX2), 1000 x 1400 and 1000 x 2000 -> 224² 1.2x-1.3x slower; seven puts the line
-// between them. make_sweep counts them when it weighs the ring, as pair_rows.
+// two taps for RGBA of two or four taps and RGB of two whose pairs mostly load two vectors
+// (Line::k_load_pairs: spans, step pairs; pairs_of). RGB of two taps so measured (1 thread, an AMD EPYC with AVX2)
+// 1.09x-1.29x faster blended than staged from downscales by 1.25 on (300 x 400 -> 224²,
+// 720 x 1280 -> 600 x 1000, 1000² -> 800²), 0.7x-0.9x by 1.14 (375 x 500 -> 300 x 440), which
+// the count puts on either side (two taps, two lines: blended beyond 1.2). RGB lines of four
+// taps count seven loads per pixel (their spans' permutes): staged, bicubic RGB 600 x 800 ->
+// 224², 600 x 1000 -> 224² and 1000² -> 300² measured 1.06x-1.19x faster than blended (1 and
+// 2 threads), 1000 x 1400 and 1000 x 2000 -> 224² 1.2x-1.3x slower; seven puts the line
+// between them. Not lines of unit runs (Line::unit_runs), whose gather from scratch costs
+// little: staged, bilinear RGB 375 x 500 -> 300 x 400, 256² -> 200² and 1000² -> 800² measured
+// 1.07x-1.25x faster than blended (720 x 1280 -> 600 x 1000 and 1080 x 1920 -> 800 x 1500,
+// read from memory, 0.93x-0.96x). Ragged pixels (Line::ragged_runs) are rewritten after the
+// line from the blend at their taps (blended_ragged). make_sweep counts these lines when it
+// weighs the ring, as pair_rows.
 template <typename acc_t>
 bool blended_pairs_pay(const Line<acc_t>& L, int64_t T) {
-  const int64_t loads = L.step == 3 && L.K == 4 ? 7 : L.K == 4 || (L.step == 4 && L.K == 2) ? L.K : 2 * L.K;
-  return (L.step == 4 || (L.step == 3 && L.in >= L.out)) && L.K > 1 && L.ragged_runs.empty() && T >= 2 &&
-         T <= 4 && L.out * loads * (2 * T - 1) < L.in * (2 * T + 1);
+  const bool spans = L.K == 4 || (L.K == 2 && (L.step == 4 || L.k_load_pairs));
+  const int64_t loads = L.step == 3 && L.K == 4 ? 7 : spans ? L.K : 2 * L.K;
+  return (L.step == 4 || (L.step == 3 && L.in >= L.out)) && L.K > 1 && T >= 2 && T <= 4 && L.unit_runs.empty() &&
+         L.out * loads * (2 * T - 1) < L.in * (2 * T + 1);
 }
 
 // fold > 1 (a gather form only): the line of the table's axis with its `fold` contiguous
@@ -489,6 +508,11 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
         // RGBA pair keeps its span, so that runs of them take the loop of spans alone.
         if (step && C == 3 && !L.span_pairs.empty()) L.span_pairs[i] = 0;
       }
+      if (!L.span_pairs.empty()) {
+        int64_t whole = 0;
+        for (int64_t i = 0; i + 1 < px; i += 2) whole += L.span_pairs[i] != 0 || L.step_pairs[i];
+        L.k_load_pairs = 8 * whole >= 7 * (px / 2);
+      }
       // The longest run of pairs at pixels i, i + 2, ... that each repeat the one before a pixel on.
       auto repeats = [&](int64_t i) {
         bool same = L.step_pairs[i] && L.step_pairs[i - 2];
@@ -589,9 +613,9 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
         }
         i = e;
       }
-      if (!runs.empty() && floats >= 2 * kUnitRunFloats * static_cast<int64_t>(runs.size())) {
-        bool tiled = true;
-        for (size_t r = 1; r < runs.size(); ++r) tiled = tiled && runs[r].o == runs[r - 1].e;
+      bool tiled = true;
+      for (size_t r = 1; r < runs.size(); ++r) tiled = tiled && runs[r].o == runs[r - 1].e;
+      if (!runs.empty() && (tiled || floats >= 2 * kUnitRunFloats * static_cast<int64_t>(runs.size()))) {
         for (size_t r = 0; tiled && r < runs.size(); ++r) {
           const int32_t len = runs[r].e - runs[r].o;
           int32_t v = 0;
