@@ -410,13 +410,11 @@ inline void lerp_weights(const float* p, __m256& w0, __m256& w1) {
   w0 = _mm256_sub_ps(_mm256_set1_ps(1.0f), w1);
 }
 
-// Eight outputs from their taps' NL loads: the sum of gather_line, in its order. LERP (KT = 2,
-// Line::lerp): the first tap's weights computed as 1 minus the second's, one load fewer in
-// loops bound by their loads.
+// Eight outputs from their taps' NL loads v (picked_sum: loaded from row + base): the sum of
+// gather_line, in its order. LERP (KT = 2, Line::lerp): the first tap's weights computed as 1
+// minus the second's, one load fewer in loops bound by their loads.
 template <int KT, int NL, bool PAD, bool Z = false, bool LERP = false>
-inline __m256 picked_sum(const float* row, int32_t base, const __m256i* rel, const float* wt, int64_t n) {
-  __m256 v[NL];
-  for (int l = 0; l < NL; ++l) v[l] = _mm256_loadu_ps(row + base + 8 * l);
+inline __m256 picked_sum_of(const __m256* v, const __m256i* rel, const float* wt, int64_t n) {
   if constexpr (LERP) {
     static_assert(KT == 2, "lerp lines have two taps");
     __m256 w0, w1;
@@ -428,6 +426,12 @@ inline __m256 picked_sum(const float* row, int32_t base, const __m256i* rel, con
   for (int j = 1; j < KT; ++j)
     acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + j * n), pick_padded<NL, PAD, Z>(v, rel[j]), acc);
   return acc;
+}
+template <int KT, int NL, bool PAD, bool Z = false, bool LERP = false>
+inline __m256 picked_sum(const float* row, int32_t base, const __m256i* rel, const float* wt, int64_t n) {
+  __m256 v[NL];
+  for (int l = 0; l < NL; ++l) v[l] = _mm256_loadu_ps(row + base + 8 * l);
+  return picked_sum_of<KT, NL, PAD, Z, LERP>(v, rel, wt, n);
 }
 
 // Eight outputs from their taps' NL loads, for a number of taps K known at run time: the sum of
@@ -902,7 +906,7 @@ inline __m128 vfmadd(__m128 a, __m128 b, __m128 c) { return _mm_fmadd_ps(a, b, c
 inline __m256 vfmadd(__m256 a, __m256 b, __m256 c) { return _mm256_fmadd_ps(a, b, c); }
 
 // The blend of T = 2 to 4 input lines (src + off[t], weights tw[t]) at a position, in blend's
-// order, as W floats: blended_pairs' pixels (W = 4) and blended_halving's loads (W = 8). TT > 0:
+// order, as W floats: blended_pairs' pixels (W = 4) and blended_blocks' loads (W = 8). TT > 0:
 // T is TT, known to the compiler.
 template <int W, int TT = 0>
 struct LinesBlend {
@@ -926,7 +930,8 @@ struct LinesBlend {
 
 // pixel_pairs over the blend of T input lines (src + off[t], weights tw[t]): each tap's pixel is
 // blended where it is read, in blend's order, so the values are blend's and gather_sweep's.
-// TT input lines, a function of its own (as halving_run: 1.1x-1.3x on RGB and RGBA downscales).
+// TT input lines, a function of its own (as blended_blocks_run: 1.1x-1.3x on RGB and RGBA
+// downscales).
 template <int C, int KT, int TT>
 inline int64_t blended_pairs_body(const float* src, const int64_t* off, const float* tw,
                                   const Line<float>& L, int64_t o0, int64_t o1, float* out) {
@@ -955,12 +960,20 @@ inline int64_t rest_from(const Line<float>& L, int64_t o, int64_t o1, int64_t lo
   return std::max(from, lo);
 }
 
-// Whether sweep_segment resamples a line of one channel per position whose blocks are halvings
-// of two taps (kStride2Pairs, K = 2: bilinear and area halvings) from the T input lines
-// directly (blended_halving): each input position is then blended once, as in blend, but in
-// registers, not stored to scratch and loaded again.
-inline bool blended_halving_pays(const Line<float>& L, int64_t T) {
-  return L.step == 1 && L.K == 2 && !L.blk_loads.empty() && L.ragged_runs.empty() && T >= 2 && T <= 4;
+// Whether sweep_segment and own_lines resample a downscaled line of one channel per position
+// and two taps from the T input lines directly (blended_blocks): each block's loads blended
+// where they are read, rather than the whole span blended into scratch and loaded again.
+// Halvings (kStride2Pairs blocks: bilinear and area): each input position is then blended
+// once, as in blend, but in registers. Lines of pairs (pair_rows: two-tap kRows blocks,
+// bilinear downscales by more than two): always, 1 thread, an AMD EPYC with AVX2, one plane
+// 600 x 800 -> 224² 1.22x faster, -> 224 x 180 1.28x, 1000² -> 300² 1.18x, 224² -> 64² 1.18x,
+// 600 x 800 -> 224 x 352 (by 2.3) 1.01x; an input larger than the caches keep, its next line's
+// rows prefetched: 2000 x 3000 -> 500 x 700 1.29x, two RGB 1000² -> 300² 1.05x (2 threads
+// 1.20x); lines so wide that make_sweep took the ring before it counted them so (pair_rows)
+// measured 1.2x-2x faster blended: three planes 1080 x 1920 -> 224² 1.32x, eight RGB 224² ->
+// 28² 1.95x.
+inline bool blended_blocks_pay(const Line<float>& L, int64_t T) {
+  return L.step == 1 && L.K == 2 && L.in >= L.out && !L.blk_loads.empty() && T >= 2 && T <= 4;
 }
 
 // f(std::integral_constant<int, T>{}) for T = 2, 3 or 4 input lines (4: more).
@@ -984,32 +997,14 @@ inline void with_taps(int64_t T, F f) {
   });
 }
 
-// blended_halving's loop over blocks from b for T = TT input lines (also own_lines' for lines of
-// halvings that are not regular); halving_run is it as a function of its own, so that its
-// pointers and weights stay in registers (inlined into run_sweep's loops they were spilled and
-// reloaded per block: 1.25x slower).
-template <int TT>
-inline int64_t halving_body(const float* src, const int64_t* off, const float* tw, const Line<float>& L,
-                            int64_t b, int64_t o1, float* out) {
-  const LinesBlend<8, TT> blend8(src, off, tw, TT);
-  const uint8_t* __restrict loads = L.blk_loads.data();
-  const int32_t* __restrict pos = L.blk_pos.data();
-  const uint8_t* __restrict rel = L.blk_rel.data();
-  const float* __restrict wt = L.wt.data();
-  const int64_t n = L.out;
-  for (; 8 * b + 8 <= o1 && loads[b] == kStride2Pairs; ++b) {
-    const int64_t q = pos[b] + rel[b * 2 * 8];
-    const __m256 a = blend8.at(q), c = blend8.at(q + 8);
-    __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt + 8 * b), every_second(a, c));
-    acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + n + 8 * b), every_second<true>(a, c), acc);
-    _mm256_storeu_ps(out + 8 * b, acc);
-  }
-  return 8 * b;
-}
-template <int TT>
-__attribute__((noinline)) int64_t halving_run(const float* src, const int64_t* off, const float* tw,
-                                              const Line<float>& L, int64_t b, int64_t o1, float* out) {
-  return halving_body<TT>(src, off, tw, L, b, o1, out);
+// A kStride2Pairs block of two taps from the blend of input lines (lines, LinesBlend<8>): its two
+// loads at q blended, the even floats tap 0 and the odd ones tap 1 (weights w, w + n), as
+// planned_run sums them.
+template <typename Lines>
+RESIZE_AD_INLINE __m256 halving_block(const Lines& lines, int64_t q, const float* w, int64_t n) {
+  const __m256 a = lines.at(q), c = lines.at(q + 8);
+  const __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(w), every_second(a, c));
+  return _mm256_fmadd_ps(_mm256_loadu_ps(w + n), every_second<true>(a, c), acc);
 }
 
 // The eight floats from float S of the sixteen in x then y (0 < S < 8): one lane permute and one
@@ -1168,7 +1163,7 @@ RESIZE_AD_AVX512 __attribute__((noinline)) int64_t regular_halving16(const float
 
 // rgb_halving over the blend of T = TT input lines, each load blended where it is read (in
 // blend's order, so blend's values); blended_rgb_halving is it as a function of its own per TT,
-// as halving_run.
+// as blended_blocks_run.
 template <int TT, bool SHIFTED>
 inline int64_t blended_rgb_halving_body(const float* src, const int64_t* off, const float* tw,
                                         const Line<float>& L, int64_t o0, int64_t o1, float* out) {
@@ -1182,18 +1177,6 @@ __attribute__((noinline)) int64_t blended_rgb_halving(const float* src, const in
   return blended_rgb_halving_body<TT, SHIFTED>(src, off, tw, L, o0, o1, out);
 }
 
-// Whether sweep_segment and own_lines resample a line of pairs (pair_rows: two-tap kRows blocks,
-// bilinear plane downscales by more than two) from the T input lines directly (blended_rows):
-// each output's pair of floats blended where it is loaded, rather than the whole span blended
-// into scratch and loaded again. Always: 1 thread, an AMD EPYC with AVX2, one plane 600 x 800
-// -> 224² 1.22x faster, -> 224 x 180 1.28x, 1000² -> 300² 1.18x, 224² -> 64² 1.18x, 600 x 800
-// -> 224 x 352 (by 2.3) 1.01x; an input larger than the caches keep, its next line's rows
-// prefetched: 2000 x 3000 -> 500 x 700 1.29x, two RGB 1000² -> 300² 1.05x (2 threads 1.20x).
-// Lines so wide that make_sweep took the ring before it counted them so (pair_rows) measured
-// 1.2x-2x faster blended: three planes 1080 x 1920 -> 224² 1.32x, eight RGB 224² -> 28² 1.95x.
-inline bool blended_rows_pay(const Line<float>& L, int64_t T) {
-  return pair_rows(L) && T >= 2 && T <= 4;
-}
 
 // The blend of TT input lines (src + off[t], weights tw[t]) at position p, in blend's order.
 template <int TT>
@@ -1228,7 +1211,7 @@ inline void blended_ragged(const float* src, const int64_t* off, const float* tw
 // off[t], weights tw[t]): each tap's position blended in blend's order (the zero slot's padding
 // read as 0), the taps summed in gather_line's, so the values are those of the blend into
 // scratch and the gather. The outputs after the blended kernels' last whole block or pair
-// (blended_rows_body; own_lines' RGB lines), in place of the scratch, and blended_picks'.
+// (blended_blocks_body; own_lines' RGB lines), in place of the scratch, and blended_picks'.
 template <int TT>
 inline void blended_tail(const float* src, const int64_t* off, const float* tw, const Line<float>& L, int64_t o0,
                          int64_t o1, float* out) {
@@ -1284,63 +1267,103 @@ inline int64_t blended_picks(const float* src, const int64_t* off, const float* 
   return with_lines(T, [&](auto t) { return blended_picks_run<decltype(t)::value>(src, off, tw, L, o0, o1, out); });
 }
 
-// Outputs [o0, o1) of a blended_rows_pay line from the blend of TT input lines (src + off[t],
-// weights tw[t]): each whole block of eight while the blocks are kRows, its pairs of floats
-// (pairs4) blended in blend's order and summed by pairs_sum; the outputs before the first whole
-// block and after the last one at a time (blended_tail). The values are blend's and
-// gather_line's. Returns o1. ahead (not 0): each cache line of the input lines `ahead` floats
-// on is prefetched as the blocks reach its position (own_lines' MEM lines: the next line's rows).
+// Outputs [o0, o1) of a blended_blocks_pay line from the blend of TT input lines (src + off[t],
+// weights tw[t]), run by run of its load plan (Line::blk_run_end): each block's loads blended
+// in blend's order where they are read, its taps taken from them as planned_run takes them from
+// the blend in scratch (kRows: pairs4 and pairs_sum; kStride2Pairs: halving_block; one, two or
+// four loads: picked_sum_of; kShifted: a load per tap), so the values are blend's and
+// gather_line's; the outputs before the first whole block (a segment's start) and, where every
+// block was blended, after the last one at a time (blended_tail); ragged pixels rewritten after
+// (blended_ragged_run). Returns o1, or the first output of a block of another kind (gathers, a
+// line's end in kStride2), where the caller finishes through scratch. ahead (not 0): each cache
+// line of the input lines `ahead` floats on is prefetched as the blocks reach its position
+// (own_lines' MEM lines: the next line's rows).
 template <int TT>
-inline int64_t blended_rows_body(const float* src, const int64_t* off, const float* tw, const Line<float>& L,
-                                 int64_t o0, int64_t o1, float* out, int64_t ahead = 0) {
+inline int64_t blended_blocks_body(const float* src, const int64_t* off, const float* tw, const Line<float>& L,
+                                   int64_t o0, int64_t o1, float* out, int64_t ahead = 0) {
   const int64_t head = std::min(o1, (o0 + 7) / 8 * 8);
   blended_tail<TT>(src, off, tw, L, o0, head, out);
   const LinesBlend<8, TT> lines(src, off, tw, TT);
   const uint8_t* __restrict loads = L.blk_loads.data();
   const int32_t* __restrict idx = L.idx.data();
+  const int32_t* __restrict pos = L.blk_pos.data();
   const uint8_t* __restrict rels = L.blk_rel.data();
   const float* __restrict wt = L.wt.data();
   const int64_t n = L.out, bend = o1 / 8;
   int64_t b = head / 8;
   int64_t q = b < bend ? idx[8 * b] : 0;  // (ahead) the next position to prefetch
-  auto run = [&](auto pad) {
-    for (; b < bend && loads[b] == kRows; ++b) {
-      const int32_t* f = idx + 8 * b;
-      if (ahead != 0) {
-        for (; q <= f[7] + 1; q += 16)
-          for (int t = 0; t < TT; ++t) __builtin_prefetch(lines.r[t] + q + ahead);
-      }
-      __m256 a = _mm256_mul_ps(lines.w[0], pairs4(lines.r[0], f, 0, 1, 4, 5));
-      __m256 c = _mm256_mul_ps(lines.w[0], pairs4(lines.r[0], f, 2, 3, 6, 7));
-      for (int t = 1; t < TT; ++t) {
-        a = _mm256_fmadd_ps(lines.w[t], pairs4(lines.r[t], f, 0, 1, 4, 5), a);
-        c = _mm256_fmadd_ps(lines.w[t], pairs4(lines.r[t], f, 2, 3, 6, 7), c);
-      }
-      _mm256_storeu_ps(out + 8 * b, pairs_sum<decltype(pad)::value>(a, c, rels + b * 16, wt + 8 * b, n));
+  auto prefetch = [&](int64_t last) {
+    if (ahead == 0) return;
+    for (; q <= last; q += 16)
+      for (int t = 0; t < TT; ++t) __builtin_prefetch(lines.r[t] + q + ahead);
+  };
+  auto rel = [&](int64_t j) {
+    return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(rels + b * 16 + j * 8)));
+  };
+  auto picks = [&](auto nl, auto pad, int64_t e) {
+    constexpr int NL = decltype(nl)::value;
+    for (; b < e; ++b) {
+      prefetch(pos[b] + 8 * NL - 1);
+      __m256 v[NL];
+      for (int l = 0; l < NL; ++l) v[l] = lines.at(pos[b] + 8 * l);
+      const __m256i r[2] = {rel(0), rel(1)};
+      _mm256_storeu_ps(out + 8 * b, picked_sum_of<2, NL, decltype(pad)::value>(v, r, wt + 8 * b, n));
     }
   };
-  if (L.zero_slot) run(std::true_type{}); else run(std::false_type{});
-  blended_tail<TT>(src, off, tw, L, std::max(head, 8 * b), o1, out);
-  return o1;
+  auto runs = [&](auto pad) {
+    while (b < bend) {
+      const int64_t e = std::min<int64_t>(bend, L.blk_run_end[b]);
+      switch (loads[b]) {
+        case kRows:
+          for (; b < e; ++b) {
+            const int32_t* f = idx + 8 * b;
+            prefetch(f[7] + 1);
+            __m256 a = _mm256_mul_ps(lines.w[0], pairs4(lines.r[0], f, 0, 1, 4, 5));
+            __m256 c = _mm256_mul_ps(lines.w[0], pairs4(lines.r[0], f, 2, 3, 6, 7));
+            for (int t = 1; t < TT; ++t) {
+              a = _mm256_fmadd_ps(lines.w[t], pairs4(lines.r[t], f, 0, 1, 4, 5), a);
+              c = _mm256_fmadd_ps(lines.w[t], pairs4(lines.r[t], f, 2, 3, 6, 7), c);
+            }
+            _mm256_storeu_ps(out + 8 * b, pairs_sum<decltype(pad)::value>(a, c, rels + b * 16, wt + 8 * b, n));
+          }
+          break;
+        case kStride2Pairs:
+          for (; b < e; ++b) {
+            const int64_t p = pos[b] + rels[b * 16];
+            prefetch(p + 15);
+            _mm256_storeu_ps(out + 8 * b, halving_block(lines, p, wt + 8 * b, n));
+          }
+          break;
+        case kShifted:  // tap j: tap 0's picks from the load j positions on (no padding taps)
+          for (; b < e; ++b) {
+            prefetch(pos[b] + 8);
+            const __m256i r = rel(0);
+            const __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt + 8 * b), _mm256_permutevar8x32_ps(lines.at(pos[b]), r));
+            _mm256_storeu_ps(out + 8 * b, _mm256_fmadd_ps(_mm256_loadu_ps(wt + n + 8 * b),
+                                                          _mm256_permutevar8x32_ps(lines.at(pos[b] + 1), r), acc));
+          }
+          break;
+        case 1: picks(std::integral_constant<int, 1>{}, pad, e); break;
+        case 2: picks(std::integral_constant<int, 2>{}, pad, e); break;
+        case 4: picks(std::integral_constant<int, 4>{}, pad, e); break;
+        default: return;
+      }
+    }
+  };
+  if (L.zero_slot) runs(std::true_type{}); else runs(std::false_type{});
+  const int64_t end = b == bend ? o1 : 8 * b;
+  if (b == bend) blended_tail<TT>(src, off, tw, L, std::max(head, 8 * b), o1, out);
+  if (!L.ragged_runs.empty()) blended_ragged_run<TT>(src, off, tw, L, o0, end, out);
+  return end;
 }
 template <int TT>
-__attribute__((noinline)) int64_t blended_rows_run(const float* src, const int64_t* off, const float* tw,
-                                                   const Line<float>& L, int64_t o0, int64_t o1, float* out) {
-  return blended_rows_body<TT>(src, off, tw, L, o0, o1, out);
+__attribute__((noinline)) int64_t blended_blocks_run(const float* src, const int64_t* off, const float* tw,
+                                                     const Line<float>& L, int64_t o0, int64_t o1, float* out) {
+  return blended_blocks_body<TT>(src, off, tw, L, o0, o1, out);
 }
-inline int64_t blended_rows(const float* src, const int64_t* off, const float* tw, int64_t T,
-                            const Line<float>& L, int64_t o0, int64_t o1, float* out) {
-  return with_lines(T, [&](auto t) { return blended_rows_run<decltype(t)::value>(src, off, tw, L, o0, o1, out); });
-}
-
-// Outputs [o0, o1) of a blended_halving_pays line from the blend of T input lines (src + off[t],
-// weights tw[t]), block by block while the blocks are kStride2Pairs: the two loads of each block
-// blended in blend's order, then its taps as planned_run takes them, so the values are blend's
-// and gather_line's. Returns where it stopped (the caller finishes the rest).
-inline int64_t blended_halving(const float* src, const int64_t* off, const float* tw, int64_t T,
-                               const Line<float>& L, int64_t o0, int64_t o1, float* out) {
-  if (o0 % 8 != 0) return o0;
-  return with_lines(T, [&](auto t) { return halving_run<decltype(t)::value>(src, off, tw, L, o0 / 8, o1, out); });
+inline int64_t blended_blocks(const float* src, const int64_t* off, const float* tw, int64_t T,
+                              const Line<float>& L, int64_t o0, int64_t o1, float* out) {
+  return with_lines(T, [&](auto t) { return blended_blocks_run<decltype(t)::value>(src, off, tw, L, o0, o1, out); });
 }
 
 // Whether sweep_segment resamples an RGB halving (Line::regular, step 3) from the T input lines
@@ -1377,14 +1400,17 @@ RESIZE_AD_INLINE auto with_pixels(const Line<float>& L, F f) {
   return L.step == 3 ? taps(std::integral_constant<int, 3>{}) : taps(std::integral_constant<int, 4>{});
 }
 
-// blended_pairs for the line's C and K.
+// blended_pairs for the line's C and K, its ragged pixels then rewritten (blended_ragged; those
+// after where it stopped are the caller's, through scratch).
 inline int64_t blended_pairs_line(const float* src, const int64_t* off, const float* tw, int64_t T,
                                   const Line<float>& L, int64_t o0, int64_t o1, float* out) {
-  return with_pixels(L, [&](auto c, auto k) {
+  const int64_t o = with_pixels(L, [&](auto c, auto k) {
     return with_lines(T, [&](auto t) {
       return blended_pairs<decltype(c)::value, decltype(k)::value, decltype(t)::value>(src, off, tw, L, o0, o1, out);
     });
   });
+  blended_ragged(src, off, tw, T, L, o0, std::min(o, o1), out);
+  return o;
 }
 #endif
 
@@ -2106,13 +2132,14 @@ inline bool prefetches_rows(int64_t row_bytes, bool shared, int64_t taps) {
 // Sweeps whose every line is one kernel over the whole line, reading its own input lines (one
 // leading axis, one segment; no ring, stage, streaming, pretouch or row prefetch): run_sweep runs
 // their lines through own_lines. kHalving: halvings of planes, the line in kStride2Pairs blocks
-// (blended_halving); kPairs, kPairs2: RGBA lines (of two taps: kPairs2) whose pixel pairs reach
-// the line's end (blended_pairs, where it pays for the line's count of leading taps); kStaged:
-// other gathered lines of one channel per position without halving blocks (the blend of the
-// input lines into scratch, then the gather, or lines of pairs, blended_rows; kStagedAhead: those
-// of an input larger than the caches keep whose consecutive lines share no rows, the next
-// line's rows prefetched as this line's are blended, blend_ahead, or as its blocks reach them,
-// blended_rows); kRgbHalving: RGB lines of exact halvings
+// (blended_blocks; regular ones their own loop); kPairs, kPairs2: RGBA lines (of two taps:
+// kPairs2) whose pixel pairs reach the line's end (blended_pairs, where it pays for the line's
+// count of leading taps); kStaged: other gathered lines of one channel per position (the blend
+// of the input lines into scratch, then the gather, or downscales of two taps, blended_blocks,
+// through scratch from a block it does not take on; lines with halving blocks only so;
+// kStagedAhead: those of an input larger than the caches keep whose consecutive lines share no
+// rows, the next line's rows prefetched as this line's are blended, blend_ahead, or as its
+// blocks reach them, blended_blocks); kRgbHalving: RGB lines of exact halvings
 // (Line::regular, blended_rgb_halving; the pixels after the last block of eight one output at a
 // time, blended_tail); kRgbPairs: other RGB lines of several taps (blended_pairs where it pays,
 // the pixels after the last pair as those of kRgbHalving).
@@ -2136,7 +2163,8 @@ inline OwnLines own_lines_of(const Sweep<float>& P) {
   // Staged lines go through scratch and gather_dispatch, as sweep_segment's do: any length, and
   // ragged pixels (Line::ragged_runs) fixed there.
   const bool staged = L.step == 1 && !L.identity && !L.unit && !L.idx.empty() &&
-                      std::none_of(L.blk_loads.begin(), L.blk_loads.end(), [](uint8_t l) { return l == kStride2Pairs; });
+                      (blended_blocks_pay(L, 2) ||
+                       std::none_of(L.blk_loads.begin(), L.blk_loads.end(), [](uint8_t l) { return l == kStride2Pairs; }));
   const OwnLines as_staged = !staged ? OwnLines::kNone : P.prefetch && !shared ? OwnLines::kStagedAhead : OwnLines::kStaged;
   // RGB and RGBA lines with ragged pixels: rewritten after each line (blended_ragged_run).
   if (L.step == 3 && L.K > 1 && !L.regular) return OwnLines::kRgbPairs;
@@ -2144,7 +2172,7 @@ inline OwnLines own_lines_of(const Sweep<float>& P) {
   if (L.out % 8 != 0) return as_staged;
   if (L.step == 4 && L.K > 1 && L.pairs_end == L.out) return L.K == 2 ? OwnLines::kPairs2 : OwnLines::kPairs;
   if (!L.ragged_runs.empty()) return as_staged;
-  if (blended_halving_pays(L, 2) &&
+  if (blended_blocks_pay(L, 2) &&
       std::all_of(L.blk_loads.begin(), L.blk_loads.end(), [](uint8_t l) { return l == kStride2Pairs; }))
     return OwnLines::kHalving;
   return as_staged;
@@ -2167,9 +2195,9 @@ inline void blend_ahead(const float* src, const int64_t* off, const float* tw, f
 }
 
 // Lines [r, r1) of an own_lines_of sweep whose leading taps number TT (two to four), each as
-// sweep_segment computes it (blended_halving, C = 1; blended_pairs, C = 4 and K = KT;
-// blended_rgb_halving, C = 3 and REG; blended_pairs, C = 3 and K = KT otherwise; blended_rows,
-// C = 0 lines of pairs; staged through the scratch line tmp, other C = 0 lines): a function of its own, so that run_sweep's work per line (its
+// sweep_segment computes it (blended_blocks, C = 1; blended_pairs, C = 4 and K = KT;
+// blended_rgb_halving, C = 3 and REG; blended_pairs, C = 3 and K = KT otherwise; blended_blocks,
+// C = 0 downscales of two taps; staged through the scratch line tmp, other C = 0 lines): a function of its own, so that run_sweep's work per line (its
 // taps, the dispatch to the line's kernel, a call) is not paid per line (1.26x on bilinear
 // halvings of 512 x 512 planes). RGB and RGBA lines where blended_pairs does not pay for TT taps
 // (slight downscales, upscales) are staged as C = 0 lines are: RGB 256 x 256 -> 224 x 224
@@ -2178,8 +2206,8 @@ inline void blend_ahead(const float* src, const int64_t* off, const float* tw, f
 // REG: a regular line (Line::regular), positions computed and weights broadcast. MEM: an input
 // larger than the caches keep (Sweep::prefetch), whose RGB halvings load each pair's taps
 // (blended_rgb_halving_line's from_memory) and whose staged lines (kStagedAhead) prefetch the
-// next line's rows as they blend (blend_ahead) or, lines of pairs, as blended_rows' blocks reach
-// them (its `ahead`).
+// next line's rows as they blend (blend_ahead) or, downscales of two taps, as blended_blocks'
+// blocks reach them (its `ahead`).
 template <int C, int KT, int TT, bool REG, bool MEM = false>
 __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* src, float* dst, int64_t r,
                                             int64_t r1, float* tmp, float* obuf) {
@@ -2189,7 +2217,7 @@ __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* 
   // RGB and RGBA lines where blending each tap's pixel where it is read does not pay: staged, as
   // C = 0 (the blend into scratch, then the gather), in this loop rather than run_sweep's.
   const bool staged = (C == 4 || (C == 3 && !REG)) && !blended_pairs_pay(L, TT);
-  const bool rows = C == 0 && blended_rows_pay(L, TT);
+  const bool rows = C == 0 && blended_blocks_pay(L, TT);
   int64_t b = r / a.out, oi = r % a.out;
   for (; r < r1; ++r) {
     if (a.len[oi] != TT) break;
@@ -2200,18 +2228,22 @@ __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* 
     float* const out = dst + r * n;
     // MEM: how far on the next line's rows are (0: none), prefetched as this line is resampled.
     const int64_t next = MEM && oi + 1 < a.out ? (a.start[oi + 1] - a.start[oi]) * in_row : 0;
-    if (C == 0 && rows) {  // two-tap kRows blocks, each pair blended where it is loaded
-      blended_rows_body<TT>(src, off, tw, L, 0, n, out, next);
-    } else if (C == 0 || staged) {  // the blend into scratch, then the gather
-      const int64_t lo = P.seg_lo[0], hi = P.seg_hi[0];
-      if (hi > lo) {
-        if constexpr (MEM) {  // the next line's rows prefetched as this line's are blended
-          blend_ahead<TT>(src + lo, off, tw, tmp + lo, hi - lo, next);
-        } else {
-          blend(src + lo, off, tw, TT, tmp + lo, hi - lo);
+    if (C == 0 || staged) {
+      // Downscales of two taps: each block's loads blended where read (blended_blocks); the
+      // rest, from a block they do not take on (o), and the other lines: the blend into
+      // scratch, then the gather.
+      const int64_t o = C == 0 && rows ? blended_blocks_body<TT>(src, off, tw, L, 0, n, out, next) : 0;
+      if (o < n) {
+        const int64_t lo = o > 0 ? rest_from(L, o, n, P.seg_lo[0], P.seg_hi[0]) : P.seg_lo[0], hi = P.seg_hi[0];
+        if (hi > lo) {
+          if constexpr (MEM) {  // the next line's rows prefetched as this line's are blended
+            blend_ahead<TT>(src + lo, off, tw, tmp + lo, hi - lo, next);
+          } else {
+            blend(src + lo, off, tw, TT, tmp + lo, hi - lo);
+          }
         }
+        gather_dispatch(static_cast<const float*>(tmp), L, o, n, out, obuf);
       }
-      gather_dispatch(static_cast<const float*>(tmp), L, 0, n, out, obuf);
     } else if constexpr (C == 3) {
       // The pixels after the last block of eight (REG) or pair: one output at a time, blended
       // where read (blended_tail).
@@ -2240,7 +2272,7 @@ __attribute__((noinline)) int64_t own_lines(const Sweep<float>& P, const float* 
         _mm256_storeu_ps(out + 8 * k, acc);
       }
     } else if constexpr (C == 1) {
-      halving_body<TT>(src, off, tw, L, 0, n, out);
+      blended_blocks_body<TT>(src, off, tw, L, 0, n, out);
     } else if constexpr (C == 4) {
       blended_pairs_body<C, KT, TT>(src, off, tw, L, 0, n, out);
       if (!L.ragged_runs.empty()) blended_ragged_run<TT>(src, off, tw, L, 0, n, out);
@@ -2300,14 +2332,12 @@ void sweep_segment(const Sweep<acc_t>& P, const src_t* src, dst_t* drow, int64_t
 #if RESIZE_AD_AVX2
       if constexpr (std::is_same_v<src_t, float> && std::is_same_v<dst_t, float> && std::is_same_v<acc_t, float>) {
         const bool rgb = blended_rgb_halving_pays(last, T);
-        const bool rows = blended_rows_pay(last, T), picks = blended_picks_pay(last, T);
-        if (rgb || rows || picks || blended_pairs_pay(last, T) || blended_halving_pays(last, T)) {
-          o = rgb                ? blended_rgb_halving_line(src, off, tw, T, last, o0, o1, drow, P.prefetch)
-              : rows           ? blended_rows(src, off, tw, T, last, o0, o1, drow)
-              : picks          ? blended_picks(src, off, tw, T, last, o0, o1, drow)
-              : last.step == 1 ? blended_halving(src, off, tw, T, last, o0, o1, drow)
-                               : blended_pairs_line(src, off, tw, T, last, o0, o1, drow);
-          blended_ragged(src, off, tw, T, last, o0, std::min(o, o1), drow);  // the rest: gather_dispatch's
+        const bool blocks = blended_blocks_pay(last, T), picks = blended_picks_pay(last, T);
+        if (rgb || blocks || picks || blended_pairs_pay(last, T)) {
+          o = rgb      ? blended_rgb_halving_line(src, off, tw, T, last, o0, o1, drow, P.prefetch)
+              : blocks ? blended_blocks(src, off, tw, T, last, o0, o1, drow)
+              : picks  ? blended_picks(src, off, tw, T, last, o0, o1, drow)
+                       : blended_pairs_line(src, off, tw, T, last, o0, o1, drow);
           if (o >= o1) return;
           if (o > o0) from = rest_from(last, o, o1, lo, hi);  // the rest through scratch: the span its taps read
         }

@@ -215,10 +215,9 @@ constexpr int64_t kRowsTaps = 64;
 
 // Whether each output of a line is one pair of floats (two taps, one position apart) in every
 // block: its load plan is two-tap kRows blocks throughout (plane downscales by more than two;
-// from 2 to about 2.3 some blocks take two loads instead, and a line whose first block alone
-// qualified went through scratch from the second on: one plane 800 -> 384 wide ran 1.8x slower
-// so). The AVX2 build blends the leading taps at those pairs (line_sweep.h blended_rows), which
-// make_sweep counts when it weighs the ring.
+// from 2 to about 2.3 some blocks take two loads instead). The AVX2 build blends the leading
+// taps at those pairs (line_sweep.h blended_blocks), which make_sweep counts when it weighs the
+// ring.
 template <typename acc_t>
 bool pair_rows(const Line<acc_t>& L);
 
