@@ -361,17 +361,18 @@ bool pair_rows(const Line<acc_t>& L) {
 // of the in floats (2 T + 1 per eight); blended, 2 T - 1 more per load of a pair of pixels (T
 // loads and multiply-adds in place of one load): one per tap and pixel, or one per pixel and
 // two taps for RGBA of two or four taps and RGB of two whose pairs mostly load two vectors
-// (Line::k_load_pairs: spans, step pairs; pairs_of). RGB of two taps so measured (1 thread, an AMD EPYC with AVX2)
-// 1.09x-1.29x faster blended than staged from downscales by 1.25 on (300 x 400 -> 224²,
-// 720 x 1280 -> 600 x 1000, 1000² -> 800²), 0.7x-0.9x by 1.14 (375 x 500 -> 300 x 440), which
-// the count puts on either side (two taps, two lines: blended beyond 1.2). RGB lines of four
+// (Line::k_load_pairs: spans, step pairs; pairs_of). RGB of two taps so measured (1 thread, an
+// AMD EPYC with AVX2) 1.09x-1.29x faster blended than staged through pairs_of from downscales
+// by 1.25 on (300 x 400 -> 224²; 720 x 1280 -> 600 x 1000 and 1000² -> 800², before they took
+// unit runs), 0.7x-0.9x by 1.14 (375 x 500 -> 300 x 440, against its unit runs), which the
+// count puts on either side (two taps, two lines: blended beyond 1.2). RGB lines of four
 // taps count seven loads per pixel (their spans' permutes): staged, bicubic RGB 600 x 800 ->
 // 224², 600 x 1000 -> 224² and 1000² -> 300² measured 1.06x-1.19x faster than blended (1 and
 // 2 threads), 1000 x 1400 and 1000 x 2000 -> 224² 1.2x-1.3x slower; seven puts the line
 // between them. Not lines of unit runs (Line::unit_runs), whose gather from scratch costs
-// little: staged, bilinear RGB 375 x 500 -> 300 x 400, 256² -> 200² and 1000² -> 800² measured
-// 1.07x-1.25x faster than blended (720 x 1280 -> 600 x 1000 and 1080 x 1920 -> 800 x 1500,
-// read from memory, 0.93x-0.96x). Ragged pixels (Line::ragged_runs) are rewritten after the
+// little: staged with them, bilinear RGB 375 x 500 -> 300 x 400, 256² -> 200² and 1000² ->
+// 800² measured 1.07x-1.25x faster than blended (720 x 1280 -> 600 x 1000 and 1080 x 1920 ->
+// 800 x 1500, read from memory, 0.93x-0.96x). Ragged pixels (Line::ragged_runs) are rewritten after the
 // line from the blend at their taps (blended_ragged). make_sweep counts these lines when it
 // weighs the ring, as pair_rows.
 template <typename acc_t>
