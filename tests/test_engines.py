@@ -502,23 +502,24 @@ def test_blended_pairs_padding_reads_zero(spatial, size, channels):
 
 
 @pytest.mark.parametrize("channels", [3, 4])
-@pytest.mark.parametrize("width", [270, 490])
+@pytest.mark.parametrize("width,out", [(270, 190), (490, 190), (500, 420)])
 @pytest.mark.parametrize("rows", [20, 1])
-def test_blended_ragged_pixels(rows, width, channels):
-    """Bilinear width -> 190 trims the zero tap of every 19th pixel (a tap on an input position);
-    the blended kernels (blended_pairs) compute such a pixel with a padding tap of weight 0 at
-    its one tap's position, so that an inf there would give inf + 0 * inf = NaN, and rewrite it
-    after the line (blended_ragged) from its one tap: inf, as the product gather has it. Every
-    second column of rows 14 and 15 (which both output heights read) is inf, so that ragged
-    pixels land on some. One
-    output row: the line in segments, one per thread (sweep_segment)."""
+def test_blended_ragged_pixels(rows, width, out, channels):
+    """Bilinear 270 and 490 -> 190 trim the zero tap of every 19th pixel (a tap on an input
+    position), 500 -> 420 of every 21st. Such a pixel keeps a padding tap of weight 0 where its
+    second tap would be (so that RGB unit runs pass it: 500 -> 420, staged), or the blended
+    kernels read one (blended_pairs); an inf there would give inf + 0 * inf = NaN. The pixel is
+    rewritten after the line from its one tap (fix_ragged, blended_ragged): inf or a number, as
+    the product gather has it. Every second column of rows 14 and 15 (which both output heights
+    read) is inf, so that ragged pixels and their padding land on some. One output row: the line
+    in segments (sweep_segment)."""
     x = torch.rand((1, channels, 30, width), generator=torch.Generator().manual_seed(3))
     x[..., 14, ::2] = float("inf")
     x[..., 15, 1::2] = float("-inf")
     x[..., 16, ::4] = float("nan")
     xc = x.contiguous(memory_format=torch.channels_last)
-    kw = dict(size=(rows, 190), mode="bilinear")
-    g = torch.rand((1, channels, rows, 190), generator=torch.Generator().manual_seed(4))
+    kw = dict(size=(rows, out), mode="bilinear")
+    g = torch.rand((1, channels, rows, out), generator=torch.Generator().manual_seed(4))
     y = _sweep_equals_product_gather(xc, kw, g.contiguous(memory_format=torch.channels_last))
     assert y.isinf().any() and y.isnan().any()
     assert (y.isnan() <= native(x, **kw).isnan()).all()

@@ -85,13 +85,21 @@ struct Line {
   // Gather form (last axis, inner == 1): tap j of row o reads position idx[j * out + o] with
   // weight wt[j * out + o]. Rows with fewer than K taps ("ragged") are padded with weight-0 taps,
   // kept exact (no 0 * inf) one of two ways:
-  // - few ragged rows: the padding reads a position the row reads anyway, and the rows (packed
-  //   in `ragged_runs`, in order) are recomputed exactly after the vector sweep;
+  // - few ragged rows: the padding reads positions inside the line (where the row's taps would
+  //   go on, else its last tap), and the rows (packed in `ragged_runs`, in order) are recomputed
+  //   exactly after the vector sweep;
   // - many (transposed tables): the padding taps are at position `in`, past the line, the zero
   //   slot (zero_slot): the kernels read them as 0 without a load (masked), so that the line
   //   can be the input line itself, read in place, as well as a blend in scratch.
   std::vector<int32_t> idx;
   std::vector<acc_t> wt;
+  // One past the last position row o reads (len[o] > 0): its padding taps' too where they go
+  // on past its taps (a ragged row without the zero slot, build_line), so that the span blended
+  // into scratch (lo, hi; Sweep::seg_lo, seg_hi) holds every position the kernels load.
+  int64_t reach(int64_t o) const {
+    const int64_t last = start[o] + (len[o] - 1) * step + 1;
+    return idx.empty() || zero_slot ? last : std::max<int64_t>(last, idx[(K - 1) * out + o] + 1);
+  }
   // The ragged rows packed for fix_ragged, which reads them after the vector sweep has pushed
   // start, len and w out of the nearest caches (a line's borders: a cache line or two, fetched
   // ahead): run r is the outputs [o, o + width) of one position, which share its taps, position
@@ -442,11 +450,16 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
     for (int64_t o = 0; o < L.out; ++o) {
       const int64_t n = L.len[o];
       if (n != L.K && !L.zero_slot) ragged.push_back(o);
+      // A ragged row's padding taps where its taps would go on, one step apart, if those lie
+      // inside the line (so that its taps stay consecutive: unit runs, kRows blocks, spans),
+      // else at its last tap; L.hi counts them (Line::reach).
+      const bool on = !L.zero_slot && n > 0 && L.start[o] + (L.K - 1) * L.step < L.in;
       const int64_t pad = L.zero_slot ? L.in : (n > 0 ? L.start[o] + (n - 1) * L.step : 0);
       for (int64_t j = 0; j < L.K; ++j) {
-        L.idx[j * L.out + o] = static_cast<int32_t>(j < n ? L.start[o] + j * L.step : pad);
+        L.idx[j * L.out + o] = static_cast<int32_t>(j < n || on ? L.start[o] + j * L.step : pad);
         L.wt[j * L.out + o] = j < n ? L.w[o * L.K + j] : acc_t(0);
       }
+      if (n > 0 && !L.zero_slot) L.hi = std::max(L.hi, L.reach(o));
     }
     for (size_t r = 0; r < ragged.size();) {
       const int64_t o = ragged[r], n = L.len[o];
@@ -938,7 +951,7 @@ Sweep<acc_t> make_sweep(int64_t outer, int64_t inner, c10::ArrayRef<const AxisTa
       for (int64_t o = sg * P.seg_len, e = std::min(L.out, o + P.seg_len); o < e; ++o) {
         if (L.len[o] == 0) continue;
         lo = std::min(lo, L.start[o]);
-        hi = std::max(hi, L.start[o] + (L.len[o] - 1) * L.step + 1);
+        hi = std::max(hi, L.reach(o));
       }
       P.seg_lo[sg] = lo;
       P.seg_hi[sg] = hi;
