@@ -986,19 +986,19 @@ def test_blended_pixel_picks(shape, kw):
     assert y.is_contiguous(memory_format=torch.channels_last)
 
 
-# RGBA bicubic downscales whose every third pixel falls on an input position (by 5/3 and 11/3):
-# its three zero taps trimmed, padded with the zero slot, and such a pixel still a span of four
-# taps (pairs_of), its padding taps' lanes kept at 0 (kRgbaPadKeep), so that an inf beside it
-# stays out of it; staged (640 -> 384, 250 -> 150) and blended where read (550 -> 150).
-RGBA_PADDED_SPANS = [
-    ((1, 4, 9, 640), dict(mode="bicubic", size=(5, 384))),
-    ((1, 4, 9, 250), dict(mode="bicubic", size=(5, 150))),
-    ((1, 4, 20, 550), dict(mode="bicubic", size=(5, 150))),
+# RGB and RGBA bicubic downscales whose every third pixel falls on an input position (by 5/3
+# and 11/3): its three zero taps trimmed, padded with the zero slot, and such a pixel still a
+# span of four taps (pairs_of), its padding taps' lanes kept at 0 (kPadKeep), so that an inf
+# beside it stays out of it; staged (640 -> 384, 250 -> 150) and blended where read (550 -> 150).
+PADDED_SPANS = [
+    ((1, c, h, w), dict(mode="bicubic", size=size))
+    for c in (3, 4)
+    for h, w, size in ((9, 640, (5, 384)), (9, 250, (5, 150)), (20, 550, (5, 150)))
 ]
 
 
-@pytest.mark.parametrize("shape,kw", RGBA_PADDED_SPANS, ids=lambda v: str(v))
-def test_rgba_padded_spans(shape, kw):
+@pytest.mark.parametrize("shape,kw", PADDED_SPANS, ids=lambda v: str(v))
+def test_padded_spans(shape, kw):
     y = _nonfinite_sweep(shape, kw, torch.channels_last)
     assert y.isinf().any()
 

@@ -742,21 +742,23 @@ void fix_ragged(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1, 
 // span's two pixels put in place by three permutes), whose sums then come out in the lanes
 // they are stored from; a ragged pixel's padding tap (two taps) is masked to 0 there, as
 // pixel() reads it.
-// The lanes an RGBA span pair of four taps keeps of its taps 1-3 (m[4 a + b][j - 1]: pixel i
-// with its last a taps the zero slot's padding, lanes 0-3; pixel i + 1 with b, lanes 4-7): all
-// ones, else 0 where the tap is padding, so that it adds 0 times 0 as the masked pixel loads do.
-struct RgbaPadKeep {
-  alignas(32) int32_t m[16][3][8];
+// The lanes a span pair of four taps keeps of its taps 1-3 (m[C - 3][4 a + b][j - 1]: pixel i
+// with its last a taps the zero slot's padding, its C lanes from 0; pixel i + 1 with b, the
+// lanes from C): all ones, else 0 where the tap is padding, so that it adds 0 times 0 as the
+// masked pixel loads do.
+struct PadKeep {
+  alignas(32) int32_t m[2][16][3][8];
 };
-constexpr RgbaPadKeep rgba_pad_keep() {
-  RgbaPadKeep k{};
-  for (int a = 0; a < 4; ++a)
-    for (int b = 0; b < 4; ++b)
-      for (int j = 1; j < 4; ++j)
-        for (int l = 0; l < 8; ++l) k.m[4 * a + b][j - 1][l] = j < 4 - (l < 4 ? a : b) ? -1 : 0;
+constexpr PadKeep pad_keep() {
+  PadKeep k{};
+  for (int c = 0; c < 2; ++c)
+    for (int a = 0; a < 4; ++a)
+      for (int b = 0; b < 4; ++b)
+        for (int j = 1; j < 4; ++j)
+          for (int l = 0; l < 8; ++l) k.m[c][4 * a + b][j - 1][l] = j < 4 - (l < 3 + c ? a : b) ? -1 : 0;
   return k;
 }
-constexpr RgbaPadKeep kRgbaPadKeep = rgba_pad_keep();
+constexpr PadKeep kPadKeep = pad_keep();
 
 template <int C, int KT, typename Pixel, typename Span>
 RESIZE_AD_INLINE int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, float* out, Pixel pixel, Span span) {
@@ -786,7 +788,13 @@ RESIZE_AD_INLINE int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, 
   // Spans of two taps whose second tap of a pixel is the zero slot's padding (Line::span_pairs
   // bits 1 and 2): that pixel's lanes of the second tap's vector set to 0, as its masked load.
   // keep[code]: the lanes kept, for every code (no branch per pair).
-  const bool masked = (KT == 2 || (KT == 4 && C == 4)) && L.zero_slot;
+  const bool masked = (KT == 2 || KT == 4) && L.zero_slot;
+  // Four taps: tap j's lanes (1 to 3) of a pair of code `code` kept where they are no pixel's
+  // padding (kPadKeep).
+  auto keep4 = [&](__m256 t, uint8_t code, int j) {
+    const int32_t* k = kPadKeep.m[C - 3][((code >> 1) & 3) * 4 + ((code >> 3) & 3)][j - 1];
+    return _mm256_and_ps(t, _mm256_load_ps(reinterpret_cast<const float*>(k)));
+  };
   __m256 keep[8];
   for (int code = 0; masked && KT == 2 && code < 8; ++code) {
     const int lo = code & 2 ? 0 : -1, hi = code & 4 ? 0 : -1;
@@ -806,17 +814,12 @@ RESIZE_AD_INLINE int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, 
     }
     __m256 acc = _mm256_mul_ps(w0, _mm256_permute2f128_ps(a, b, 0x20));
     __m256 t1 = _mm256_permute2f128_ps(a, b, 0x31);
-    // Four taps: the lanes of taps 1-3 kept where they are no pixel's padding (kRgbaPadKeep).
-    const int32_t* k4 = kRgbaPadKeep.m[((code >> 1) & 3) * 4 + ((code >> 3) & 3)][0];
-    auto keep4 = [&](__m256 t, int j) {
-      return _mm256_and_ps(t, _mm256_load_ps(reinterpret_cast<const float*>(k4 + 8 * (j - 1))));
-    };
-    if constexpr (decltype(mask)::value) t1 = KT == 2 ? _mm256_and_ps(t1, keep[code]) : keep4(t1, 1);
+    if constexpr (decltype(mask)::value) t1 = KT == 2 ? _mm256_and_ps(t1, keep[code]) : keep4(t1, code, 1);
     acc = _mm256_fmadd_ps(w1, t1, acc);
     if constexpr (KT == 4) {
       const __m256 c = span(pa + 8), d = span(pb + 8);
       __m256 t2 = _mm256_permute2f128_ps(c, d, 0x20), t3 = _mm256_permute2f128_ps(c, d, 0x31);
-      if constexpr (decltype(mask)::value) t2 = keep4(t2, 2), t3 = keep4(t3, 3);
+      if constexpr (decltype(mask)::value) t2 = keep4(t2, code, 2), t3 = keep4(t3, code, 3);
       acc = _mm256_fmadd_ps(weights(2), t2, acc);
       acc = _mm256_fmadd_ps(weights(3), t3, acc);
     }
@@ -835,11 +838,12 @@ RESIZE_AD_INLINE int64_t pairs_of(const Line<float>& L, int64_t o0, int64_t o1, 
       if constexpr (C == 3) {  // the pair's six sums in lanes 0-5 as they are stored: no packing
         __m256 u, v;  // two taps of the pair: lanes 0-2 the first pixel's, 3-5 the second's
         lanes(span(idx[o]), span(idx[o + C]), u, v);
-        if (masked) v = _mm256_and_ps(v, keep[code]);
+        if (masked) v = KT == 2 ? _mm256_and_ps(v, keep[code]) : keep4(v, code, 1);
         __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(wt + o), u);
         acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + n + o), v, acc);
         if constexpr (KT == 4) {  // taps 2 and 3: the spans six floats on
           lanes(span(idx[o] + 6), span(idx[o + C] + 6), u, v);
+          if (masked) u = keep4(u, code, 2), v = keep4(v, code, 3);
           acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + 2 * n + o), u, acc);
           acc = _mm256_fmadd_ps(_mm256_loadu_ps(wt + 3 * n + o), v, acc);
         }

@@ -140,8 +140,8 @@ struct Line {
   // for the pixels i and i + 1 (outputs C i .. C i + 2 C - 1), nonzero where both have each tap
   // one pixel after the one before and the 4 K floats from the first inside the line; of two
   // taps, a pixel's second may instead be the zero slot's padding, read as 0 (bit 1: pixel i's,
-  // bit 2: pixel i + 1's); RGBA of four, its last taps (bits 1-2: how many of pixel i's, bits
-  // 3-4: of pixel i + 1's).
+  // bit 2: pixel i + 1's); of four, its last taps (bits 1-2: how many of pixel i's, bits 3-4:
+  // of pixel i + 1's).
   std::vector<uint8_t> span_pairs;
   // RGBA lines with span_pairs: pixel i's first tap, idx[4 i], alone (pairs_of's runs of span
   // pairs read these instead of idx, a sixteenth of its bytes for four taps).
@@ -487,8 +487,8 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
       const int64_t C = L.step, px = L.out / C;
       // 0: not a span; 1: a span; 2: a span whose second tap is the zero slot's padding (two
       // taps: a ragged row, its one tap followed by a tap of weight 0 that reads 0).
-      // RGBA of four taps (C = 4): 1 plus the count of its last taps that are the zero slot's
-      // padding (a ragged pixel, its taps before them one pixel apart), read as 0.
+      // Four taps: 1 plus the count of its last taps that are the zero slot's padding (a ragged
+      // pixel, its taps before them one pixel apart), read as 0.
       auto spans = [&](int64_t i) -> int {
         const int64_t p = L.idx[C * i];
         if (p + 4 * L.K > L.in) return 0;
@@ -496,7 +496,7 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
         int64_t n = L.K;  // the taps before the padding
         for (int64_t j = 1; j < L.K; ++j) {
           const int64_t q = L.idx[j * L.out + C * i];
-          if (q == L.in && L.zero_slot && C == 4 && L.K == 4) {
+          if (q == L.in && L.zero_slot && L.K == 4) {
             n = std::min(n, j);
             continue;
           }
