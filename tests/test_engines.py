@@ -135,9 +135,9 @@ def test_threads_agree():
     assert torch.equal(a, b)
 
 
-def test_blended_rows_segments_agree():
+def test_blended_blocks_segments_agree():
     """A few wide lines of pairs (bilinear by about 3.3 and 3) split in segments across threads,
-    whose segments start between blocks of eight (blended_rows' outputs before the first block):
+    whose segments start between blocks of eight (blended_blocks' outputs before the first block):
     the same result, bit for bit, as one thread's whole lines."""
     x = torch.rand(1, 2, 10, 3000, generator=torch.Generator().manual_seed(0)).requires_grad_()
     for size in ((3, 1001), (3, 900)):
@@ -545,7 +545,7 @@ def test_rgba_ragged_pixels_equal_rgb(spatial, size, align_corners, mode):
 
 
 # Halvings of planes (two taps per output along the rows) resample the input lines directly,
-# blending each block's loads in registers (line_sweep.h blended_halving); the separable passes
+# blending each block's loads in registers (line_sweep.h blended_blocks); the separable passes
 # blend the rows into scratch first, then take the same taps. The same sums in the same order:
 # equal bit for bit, lines of whole blocks and with a tail (and segments with two threads); the
 # heights shrink by other factors too, so that the rows' weights are not all 1/2 (products by
@@ -874,7 +874,7 @@ ROWS = [
 ]
 
 # Bilinear downscales by more than two whose input lines are blended as each output's pair of
-# floats is loaded (line_sweep.h blended_rows): with a zero slot (800 -> 224) and without, output
+# floats is loaded (line_sweep.h blended_blocks): with a zero slot (800 -> 224) and without, output
 # lines that end in a part block (its outputs one at a time), pairs at the line's last two floats,
 # rows up- and downscaled, 1-D and 3-D.
 BLENDED_ROWS = [
