@@ -200,54 +200,47 @@ constexpr int64_t kShortLine = 16;
 constexpr int64_t kJoinBelow = 64;
 constexpr double kSplitPlane = 32768;
 
-// The type the passes accumulate and keep their scratch in.
-at::ScalarType accumulation_type(at::ScalarType t) {
-  return (t == at::kHalf || t == at::kBFloat16) ? at::kFloat : t;
-}
+// Copied rows (nearest, nearest-exact along a contiguous last axis of fewer than kJoinBelow
+// outputs): the passes join them (no work per row, vector blocks across rows) but copy every
+// row the pass reaches, each axis after the other through scratch; the sweep copies only the rows
+// its output lines read, with a cost per line. Both in copies of one output element along the
+// last axis: each row copied costs its outputs and kCopyRowLine for each cache line of its input
+// (16 floats); a pass along a leading axis moves whole rows (eight floats a unit); every scratch
+// element costs kCopyScratch more; each sweep line kCopyLine more. Fitted on 132 NCHW cases
+// (1 thread, an Intel Xeon with AVX-512 and 2 MiB of L2: 1 to 8192 planes of 14² to 800², to
+// 7-63 columns): the executor so chosen 1.03x slower than the faster of the two in geomean, 1.32x
+// at worst, where always joining was 1.29x and 6.6x (nearest-exact (16, 713, 98) -> 411 x 63:
+// the sweep 1.65x faster; (16, 200, 200) -> 60 x 16 4.3x; (8192, 14, 14) -> 7 x 7 and
+// (64, 100, 30) -> 30 x 10 stay joined, 1.35x and 1.7x faster so).
+constexpr double kCopyLine = 40;
+constexpr double kCopyRowLine = 3;
+constexpr double kCopyScratch = 0.5;
 
-// The bytes of the separable passes' scratch tensors (pass_outputs: every pass's output but the
-// last's), in the accumulation type.
-double scratch_bytes(const Plan& p, at::IntArrayRef phys_sizes) {
-  const double elem = static_cast<double>(c10::elementSize(accumulation_type(p.kernel_dtype)));
-  double numel = 1, bytes = 0;
-  for (int64_t v : phys_sizes) numel *= static_cast<double>(v);
-  for (size_t i = 0; i + 1 < p.order.size(); ++i) {
+bool copies_join_pay(const Plan& p, at::IntArrayRef phys_sizes, const AxisTable& last) {
+  Sizes sizes(phys_sizes.begin(), phys_sizes.end());
+  auto numel = [&] {
+    double n = 1;
+    for (int64_t v : sizes) n *= static_cast<double>(v);
+    return n;
+  };
+  const double row = static_cast<double>(last.out_size) + kCopyRowLine * static_cast<double>(last.in_size) / 16.0;
+  double passes = 0;
+  for (size_t i = 0; i < p.order.size(); ++i) {
     const AxisTable& t = *p.tables[p.order[i]];
-    numel = numel / static_cast<double>(t.in_size) * static_cast<double>(t.out_size);
-    bytes += numel * elem;
+    const int64_t at = p.pos[p.order[i]];
+    const double rows = numel() / static_cast<double>(t.in_size);
+    sizes[at] = t.out_size;
+    passes += &t == &last ? rows * row : numel() / 8.0;
+    if (i + 1 < p.order.size()) passes += kCopyScratch * numel();
   }
-  return bytes;
+  const double lines = numel() / static_cast<double>(last.out_size);
+  return passes <= lines * (kCopyLine + row);
 }
 
-// Copied lines (nearest, nearest-exact) join where the passes' extra work stays small: the
-// passes copy every input line along the contiguous axis first (or every input row along the
-// leading ones), the sweep only the lines its output rows read, and the scratch between the
-// passes leaves L2 beyond a few hundred KiB. So they join where the contiguous axis shrinks by
-// at most two (cheap copies) and either no leading axis shrinks or the scratch stays under
-// kCopyJoinNear, or, where it shrinks more, where no leading axis shrinks and the scratch stays
-// under kCopyJoinFar. 1 thread, an AMD EPYC, 72 NCHW cases to 17-63 columns, sweep against
-// passes: leading axes that shrink by 0.3-0.75 with long input rows 1.2x-4.7x faster on the
-// sweep, nearest-exact (16, 713, 98) -> 411 x 63 (2.6 MB of scratch) 1.65x; copies of the
-// rows alone (no scratch) 1.0x-1.9x faster joined, (8, 128, 32) -> 115 x 48 1.77x. Chosen so,
-// the worst case measured 1.15x from the faster executor, against 4.7x before.
-constexpr double kCopyJoinNear = 512 << 10;
-constexpr double kCopyJoinFar = 256 << 10;
-
-bool copies_join_pay(const Plan& p, at::IntArrayRef phys_sizes, c10::ArrayRef<const AxisTable*> tabs) {
-  const AxisTable& last = *tabs.back();
-  bool lead_shrinks = false;
-  for (size_t i = 0; i + 1 < tabs.size(); ++i) lead_shrinks = lead_shrinks || tabs[i]->out_size < tabs[i]->in_size;
-  const double scratch = scratch_bytes(p, phys_sizes);
-  if (last.in_size <= 2 * last.out_size) return !lead_shrinks || scratch < kCopyJoinNear;
-  return !lead_shrinks && scratch < kCopyJoinFar;
-}
-
-bool passes_join_pay(const Plan& p, at::IntArrayRef phys_sizes, c10::ArrayRef<const AxisTable*> tabs,
-                     const DeviceKernels& k) {
-  const AxisTable& last = *tabs.back();
+bool passes_join_pay(const Plan& p, at::IntArrayRef phys_sizes, const AxisTable& last, const DeviceKernels& k) {
   if (k.pass_join_outputs == 0 || last.identity || last.out_size * 2 > k.pass_join_outputs) return false;
+  if (last.unit) return last.out_size < kJoinBelow && copies_join_pay(p, phys_sizes, last);
   if (last.out_size <= kShortLine) return true;
-  if (last.unit) return last.out_size < kJoinBelow && copies_join_pay(p, phys_sizes, tabs);
   if (!last.transposed && last.out_size < kJoinBelow && last.out_size < last.in_size &&
       last.in_size % last.out_size != 0)
     return true;
@@ -328,7 +321,7 @@ Executor choose_executor(const Plan& p, const at::ScalarType input_dtype,
   if (sweep_ok) {
     const SweepShape s = sweep_shape(p, phys_sizes);
     const Tables tabs = physical_tables(p, s);
-    if (s.inner == 1 && passes_join_pay(p, phys_sizes, tabs, k)) {
+    if (s.inner == 1 && passes_join_pay(p, phys_sizes, *tabs.back(), k)) {
       *pass_order = split_plane(p, s, tabs, k);
       return *pass_order ? Executor::LineSweep : Executor::Separable;
     }
@@ -397,6 +390,10 @@ Plan make_plan(const at::Tensor& x, at::MemoryFormat fmt,
   p.executor = p.order.empty() ? Executor::Separable
                                : choose_executor(p, x.scalar_type(), phys_sizes, k, &p.pass_order);
   return p;
+}
+
+at::ScalarType accumulation_type(at::ScalarType t) {
+  return (t == at::kHalf || t == at::kBFloat16) ? at::kFloat : t;
 }
 
 // The input as the passes read it: in the kernel dtype (a uint8 input staged to float or
