@@ -1898,6 +1898,25 @@ void inner_line(const R* row, const Line<acc_t>& L, int64_t inner, int64_t o0, i
       blend_rows<2>(a, b, a, a, w0, w1, acc_t(0), acc_t(0), d, 0, inner);
       continue;
     }
+#if RESIZE_AD_AVX2
+    // One tap of another weight (a backward's transposed table: the positions only one output
+    // reads), stored directly: through the generic loop below, scaled into acc and copied out by
+    // a memcpy of each short position, the backward of trilinear (2, 16, 54, 61, 22) ->
+    // (25, 29, 12) spent 70 % of its time in its passes' copies.
+    if constexpr (std::is_same_v<R, float> && std::is_same_v<D, float> && std::is_same_v<acc_t, float>) {
+      if (n == 1) {
+        const __m256 w0 = _mm256_set1_ps(wo[0]);
+        int64_t c = 0;
+        for (; c + 8 <= inner; c += 8) _mm256_storeu_ps(d + c, _mm256_mul_ps(w0, _mm256_loadu_ps(s + c)));
+        for (; c < inner; ++c) d[c] = wo[0] * s[c];
+        continue;
+      }
+    }
+#endif
+    if (n == 3) {  // (bicubic backwards): the generic loop's sums, without its copy
+      blend_rows<3>(s, s + inner, s + 2 * inner, s, wo[0], wo[1], wo[2], acc_t(0), d, 0, inner);
+      continue;
+    }
     if (n == 4) {  // e.g. the transposed table of a x2 linear upsampling
       const R* __restrict a = s;
       const R* __restrict b = s + inner;
