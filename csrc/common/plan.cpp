@@ -203,18 +203,18 @@ constexpr double kSplitPlane = 32768;
 // Copied rows (nearest, nearest-exact along a contiguous last axis of fewer than kJoinBelow
 // outputs): the passes join them (no work per row, vector blocks across rows) but copy every
 // row the pass reaches, each axis after the other through scratch; the sweep copies only the rows
-// its output lines read, with a cost per line. Both in copies of one output element along the
-// last axis: each row copied costs its outputs and kCopyRowLine for each cache line of its input
-// (16 floats); a pass along a leading axis moves whole rows (eight floats a unit); every scratch
-// element costs kCopyScratch more; each sweep line kCopyLine more. Fitted on 132 NCHW cases
-// (1 thread, an Intel Xeon with AVX-512 and 2 MiB of L2: 1 to 8192 planes of 14² to 800², to
-// 7-63 columns): the executor so chosen 1.03x slower than the faster of the two in geomean, 1.32x
-// at worst, where always joining was 1.29x and 6.6x (nearest-exact (16, 713, 98) -> 411 x 63:
-// the sweep 1.65x faster; (16, 200, 200) -> 60 x 16 4.3x; (8192, 14, 14) -> 7 x 7 and
-// (64, 100, 30) -> 30 x 10 stay joined, 1.35x and 1.7x faster so).
-constexpr double kCopyLine = 40;
-constexpr double kCopyRowLine = 3;
-constexpr double kCopyScratch = 0.5;
+// its output lines read (run_sweep's copies: a copy_line per line), with a cost per line. Both in
+// copies of one output element along the last axis: each row copied costs its outputs and
+// kCopyRowLine for each cache line of its input (16 floats); a pass along a leading axis moves
+// whole rows (eight floats a unit); every scratch element costs kCopyScratch more; each sweep
+// line kCopyLine more. Fitted on 132 NCHW cases (1 thread, an Intel Xeon with AVX-512 and 2 MiB
+// of L2: 1 to 8192 planes of 14² to 800², to 7-63 columns): the executor so chosen 1.002x slower
+// than the faster of the two in geomean, 1.19x at worst, where always joining was 1.38x and 7.7x
+// and never joining 1.03x and 1.48x. The passes keep rows whose leading axes are all kept (one
+// joined pass, no scratch: 26 of 27 such cases 1.01x-1.48x faster so).
+constexpr double kCopyLine = 16;
+constexpr double kCopyRowLine = 1;
+constexpr double kCopyScratch = 2;
 
 bool copies_join_pay(const Plan& p, at::IntArrayRef phys_sizes, const AxisTable& last) {
   Sizes sizes(phys_sizes.begin(), phys_sizes.end());
