@@ -2530,9 +2530,7 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
   // nearest-exact (4, 32, 42, 38, 21) -> (31, 26, 16), lines of 16 outputs, 2823 -> 1467 us;
   // NCHW nearest (8, 64, 64²) -> 128 x 48 1430 -> 880 us, three planes 256² -> 224² 46 -> 41 us
   // (1 thread, the Intel Xeon).
-  bool all_lead_unit = true;
-  for (const auto& l : P.lead) all_lead_unit = all_lead_unit && l->unit;
-  const bool copies = all_lead_unit && m > 0 && last.unit && !last.identity && P.inner == 1 && P.nseg == 1 &&
+  const bool copies = lead_copies(P) && m > 0 && last.unit && !last.identity && P.inner == 1 && P.nseg == 1 &&
                       P.ring == 0 && !P.stream && !P.stream_rows && !P.pretouch &&
                       !(P.prefetch && prefetches_rows((P.seg_hi[0] - P.seg_lo[0]) * int64_t{sizeof(src_t)}, false, 1));
   const bool one_thread = at::get_num_threads() <= 1 || at::in_parallel_region();
@@ -2624,17 +2622,6 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
         }
       }
 #endif
-      if (copies) {
-        dst_t* const drow = dst + r * out_row;
-        if (oi[m - 1] > 0 && P.lead[m - 1]->same_prev[oi[m - 1]] && item > begin) {
-          std::memcpy(drow, drow - out_row, out_row * sizeof(dst_t));
-          continue;
-        }
-        int64_t off = b;
-        for (int64_t i = 0; i < m; ++i) off = off * P.lead[i]->in + P.lead[i]->start[oi[i]];
-        copy_line(src + off * in_row, last, 0, last.out, drow);
-        continue;
-      }
       if (P.pretouch) touch_to(item_at(item + 1));
       const int64_t o0 = sg * P.seg_len;
       const int64_t o1 = std::min(last.out, o0 + P.seg_len);
@@ -2653,6 +2640,12 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
           staged = item;
           continue;
         }
+      }
+      if (copies) {  // (a repeated line copied above)
+        int64_t off = b;
+        for (int64_t i = 0; i < m; ++i) off = off * P.lead[i]->in + P.lead[i]->start[oi[i]];
+        copy_line(src + off * in_row, last, 0, last.out, drow);
+        continue;
       }
       // Where this segment is computed: the line itself, or the stage standing in for it.
       dst_t* line = P.stream ? reinterpret_cast<dst_t*>(S.stage) - o0 * P.inner : drow;
