@@ -173,6 +173,22 @@ struct Line {
   // + 8 i (tap j, 4 j floats on), all with the first's weights, inside the line; a multiple of
   // four pixels, at least kHalvingPixels (line_sweep.h halving_quads).
   int64_t halving_lo = 0, halving_hi = 0;
+  // RGBA lines of two or four taps with span_pairs (line_sweep.h rgba_quads, AVX-512): quad q,
+  // the pixels 4 q .. 4 q + 3 (outputs 16 q .. 16 q + 15), where each of them is a span
+  // (span_pairs' kind): first[k], pixel 4 q + k's first tap (idx); keep[j - 1], the lanes of
+  // tap j that are not the zero slot's padding (four bits per pixel). quad_w[K q + j]: tap j's
+  // weights of the quad's sixteen outputs (wt's), in one aligned cache line. quad_run_end[q]:
+  // the first quad from q on that is not one (q itself where it is not). Empty: none.
+  struct Quad {
+    int32_t first[4];
+    uint16_t keep[3];
+  };
+  struct alignas(64) Weights16 {
+    float w[16];
+  };
+  std::vector<Quad> quads;
+  std::vector<Weights16> quad_w;
+  std::vector<int32_t> quad_run_end;
   // Exact halvings: every output reads the taps of the one before two positions further on,
   // with the same weights (float gather lines of two taps: of one channel, every block
   // kStride2Pairs, 16 floats after the one before; RGBA, every pixel's span of both taps 8
@@ -512,6 +528,28 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
         L.span_pairs[i] = L.K == 2 ? 1 | (kind[i] == 2 ? 2 : 0) | (kind[i + 1] == 2 ? 4 : 0)
                                    : 1 | (kind[i] - 1) << 1 | (kind[i + 1] - 1) << 3;
       }
+      if (C == 4 && px >= 4) {
+        // kind k: 1 + the pixel's padding taps, its last K - (k - 1) taps kept.
+        const int64_t nq = px / 4;
+        L.quads.resize(nq);
+        L.quad_w.resize(nq * L.K);
+        L.quad_run_end.resize(nq);
+        for (int64_t q = nq - 1; q >= 0; --q) {
+          auto& Q = L.quads[q];
+          bool whole = true;
+          Q.keep[0] = Q.keep[1] = Q.keep[2] = 0;
+          for (int64_t k = 0; k < 4; ++k) {
+            const int64_t i = 4 * q + k;
+            whole = whole && kind[i] != 0;
+            Q.first[k] = L.idx[C * i];
+            for (int64_t j = 1; j < L.K; ++j)
+              if (kind[i] != 0 && j < L.K - (kind[i] - 1)) Q.keep[j - 1] |= static_cast<uint16_t>(0xF << (4 * k));
+          }
+          for (int64_t j = 0; j < L.K; ++j)
+            for (int64_t c = 0; c < 16; ++c) L.quad_w[L.K * q + j].w[c] = static_cast<float>(L.wt[j * L.out + 16 * q + c]);
+          L.quad_run_end[q] = static_cast<int32_t>(!whole ? q : q + 1 < nq ? L.quad_run_end[q + 1] : nq);
+        }
+      }
       if (C == 4) {
         L.span_first.resize(px);
         for (int64_t i = 0; i < px; ++i) L.span_first[i] = L.idx[C * i];
@@ -686,6 +724,8 @@ std::shared_ptr<const Line<acc_t>> line_for(const AxisTable& t, bool lead, bool 
            (L.idx.size() + L.blk_pos.size() + L.blk_run_end.size()) * sizeof(int32_t) + L.blk_loads.size() +
            L.blk_rel.size() +
            L.span_pairs.size() + L.step_pairs.size() + (L.span_first.size() + L.span_run_end.size()) * sizeof(int32_t) +
+           L.quads.size() * sizeof(typename Line<acc_t>::Quad) + L.quad_w.size() * 64 +
+           L.quad_run_end.size() * sizeof(int32_t) +
            L.unit_runs.size() * sizeof(typename Line<acc_t>::UnitRun) + L.unit_vecs.size() * 2 * sizeof(int32_t);
   };
   return cache->get(LineKey{t.id, lead, gather, fold, join},
