@@ -468,9 +468,9 @@ BLENDED_PAIRS = [
     # and pixels of one load per tap.
     ((1, 30, 270), dict(size=(20, 190), mode="bilinear")),
     ((1, 30, 490), dict(size=(20, 190), mode="bilinear")),
-    # RGBA quads (line_sweep.h rgba_quads, AVX-512), staged: four taps with the zero slot (5/3,
-    # every third pixel's zero taps trimmed), read in place (an unchanged height), odd pixel
-    # counts after the last quad, two taps; one output line in segments.
+    # RGB and RGBA quads (line_sweep.h rgb_quads, rgba_quads, AVX-512), staged: four taps with
+    # the zero slot (5/3, every third pixel's zero taps trimmed), read in place (an unchanged
+    # height), odd pixel counts after the last quad, two taps; one output line in segments.
     ((2, 30, 640), dict(size=(17, 384), mode="bicubic")),
     ((1, 12, 640), dict(size=(12, 384), mode="bicubic")),
     ((1, 30, 513), dict(size=(20, 301), mode="bicubic")),
@@ -996,8 +996,8 @@ def test_blended_pixel_picks(shape, kw):
 
 # RGB and RGBA bicubic downscales whose every third pixel falls on an input position (by 5/3
 # and 11/3): its three zero taps trimmed, padded with the zero slot, and such a pixel still a
-# span of four taps (pairs_of; RGBA quads, rgba_quads), its padding taps' lanes kept at 0
-# (kPadKeep; the quads' keep masks), so that an inf beside it stays out of it; staged (640 ->
+# span of four taps (pairs_of; quads, rgb_quads and rgba_quads), its padding taps' lanes kept at
+# 0 (kPadKeep; the quads' keep masks), so that an inf beside it stays out of it; staged (640 ->
 # 384, 250 -> 150) and blended where read (550 -> 150).
 PADDED_SPANS = [
     ((1, c, h, w), dict(mode="bicubic", size=size))

@@ -1534,6 +1534,49 @@ RESIZE_AD_AVX512 __attribute__((noinline)) void rgba_quads(const float* row, con
                                                            int64_t q1, float* out) {
   quads_of<KT, PAD>(L, q0, q1, out, [&](int32_t p) { return _mm256_loadu_ps(row + p); });
 }
+
+// Quads [q0, q1) of an RGB line (Line::quads), four pixels per 512-bit vector, a pixel per
+// 128-bit lane (its fourth float unused): pixel k's taps are the 3 K floats from first[k] (K = 4:
+// one 512-bit load; 2: 256-bit); two pixels' taps t and t + 1 put in place by one two-source
+// permute, tap j of the four one shuffle of the 128-bit lanes of two such vectors, its lanes of
+// the zero slot's padding zeroed (PAD, keep); the weights one aligned load per tap
+// (Line::quad_w). The twelve sums of each quad packed by one permute and stored masked. The sums
+// of gather_line, in its order.
+template <int KT, bool PAD>
+RESIZE_AD_AVX512 __attribute__((noinline)) void rgb_quads(const float* row, const Line<float>& L, int64_t q0,
+                                                          int64_t q1, float* out) {
+  const auto* __restrict quads = L.quads.data();
+  const float* __restrict w = L.quad_w.data()->w;
+  // Taps 0 and 1 (lo) or 2 and 3 (hi) of pixels a and b in the lanes of pixel a tap t, a tap
+  // t + 1, b tap t, b tap t + 1 (b's floats from 16 on).
+  const __m512i lo = _mm512_setr_epi32(0, 1, 2, 0, 3, 4, 5, 3, 16, 17, 18, 16, 19, 20, 21, 19);
+  const __m512i hi = _mm512_setr_epi32(6, 7, 8, 6, 9, 10, 11, 9, 22, 23, 24, 22, 25, 26, 27, 25);
+  const __m512i pack = _mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 0, 0, 0, 0);
+  auto load = [&](int32_t p) {
+    if constexpr (KT == 4) return _mm512_loadu_ps(row + p);
+    return _mm512_castps256_ps512(_mm256_loadu_ps(row + p));
+  };
+  auto keep = [&](const uint16_t* k, __m512 x, __m512 y, auto imm) {
+    if constexpr (PAD) return _mm512_maskz_shuffle_f32x4(_load_mask16(const_cast<uint16_t*>(k)), x, y, decltype(imm)::value);
+    return _mm512_shuffle_f32x4(x, y, decltype(imm)::value);
+  };
+  using Even = std::integral_constant<int, 0x88>;
+  using Odd = std::integral_constant<int, 0xDD>;
+  for (int64_t q = q0; q < q1; ++q) {
+    const auto& Q = quads[q];
+    const float* wq = w + 16 * KT * q;
+    const __m512 z0 = load(Q.first[0]), z1 = load(Q.first[1]), z2 = load(Q.first[2]), z3 = load(Q.first[3]);
+    const __m512 x = _mm512_permutex2var_ps(z0, lo, z1), y = _mm512_permutex2var_ps(z2, lo, z3);
+    __m512 acc = _mm512_mul_ps(_mm512_load_ps(wq), _mm512_shuffle_f32x4(x, y, 0x88));
+    acc = _mm512_fmadd_ps(_mm512_load_ps(wq + 16), keep(Q.keep, x, y, Odd{}), acc);
+    if constexpr (KT == 4) {
+      const __m512 u = _mm512_permutex2var_ps(z0, hi, z1), v = _mm512_permutex2var_ps(z2, hi, z3);
+      acc = _mm512_fmadd_ps(_mm512_load_ps(wq + 32), keep(Q.keep + 1, u, v, Even{}), acc);
+      acc = _mm512_fmadd_ps(_mm512_load_ps(wq + 48), keep(Q.keep + 2, u, v, Odd{}), acc);
+    }
+    _mm512_mask_storeu_ps(out + 12 * q, 0x0FFF, _mm512_permutexvar_ps(pack, acc));
+  }
+}
 #pragma GCC diagnostic pop
 #endif
 
@@ -1650,22 +1693,29 @@ void gather_sweep(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1
     if (L.halving_hi > L.halving_lo && cpu_has_avx512() &&
         !run(L.halving_lo, L.halving_hi, 16, [&](int64_t a, int64_t b) { halving_quads(row, L, a, b, out); }))
       return;
-    // The runs of quads of RGBA lines (AVX-512); the outputs before each as below.
-    if (!L.quads.empty() && cpu_has_avx512()) {
-      const int64_t qe = o1 / 16;
-      for (int64_t q = (o0 + 15) / 16; q < qe;) {
+    // The runs of quads of RGBA lines and of RGB ones downscaling (AVX-512); the outputs
+    // before each as below.
+    if (!L.quads.empty() && (L.step == 4 || (L.in >= L.out && !L.regular)) && cpu_has_avx512()) {
+      const int64_t Q = 4 * L.step, qe = o1 / Q;
+      for (int64_t q = (o0 + Q - 1) / Q; q < qe;) {
         const int64_t e = std::min<int64_t>(qe, L.quad_run_end[q]);
         if (e == q) {
           ++q;
           continue;
         }
-        if (16 * q > o0) gather_sweep(row, L, o0, 16 * q, out, obuf, false);
-        if (L.K == 4) {
+        if (Q * q > o0) gather_sweep(row, L, o0, Q * q, out, obuf, false);
+        if (L.step == 3) {
+          if (L.K == 4) {
+            L.zero_slot ? rgb_quads<4, true>(row, L, q, e, out) : rgb_quads<4, false>(row, L, q, e, out);
+          } else {
+            L.zero_slot ? rgb_quads<2, true>(row, L, q, e, out) : rgb_quads<2, false>(row, L, q, e, out);
+          }
+        } else if (L.K == 4) {
           L.zero_slot ? rgba_quads<4, true>(row, L, q, e, out) : rgba_quads<4, false>(row, L, q, e, out);
         } else {
           L.zero_slot ? rgba_quads<2, true>(row, L, q, e, out) : rgba_quads<2, false>(row, L, q, e, out);
         }
-        o0 = 16 * e;
+        o0 = Q * e;
         q = e;
       }
       if (o0 >= o1) return;

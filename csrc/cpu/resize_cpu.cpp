@@ -173,12 +173,13 @@ struct Line {
   // + 8 i (tap j, 4 j floats on), all with the first's weights, inside the line; a multiple of
   // four pixels, at least kHalvingPixels (line_sweep.h halving_quads).
   int64_t halving_lo = 0, halving_hi = 0;
-  // RGBA lines of two or four taps with span_pairs (line_sweep.h rgba_quads, AVX-512): quad q,
-  // the pixels 4 q .. 4 q + 3 (outputs 16 q .. 16 q + 15), where each of them is a span
-  // (span_pairs' kind): first[k], pixel 4 q + k's first tap (idx); keep[j - 1], the lanes of
-  // tap j that are not the zero slot's padding (four bits per pixel). quad_w[K q + j]: tap j's
-  // weights of the quad's sixteen outputs (wt's), in one aligned cache line. quad_run_end[q]:
-  // the first quad from q on that is not one (q itself where it is not). Empty: none.
+  // RGB and RGBA lines of two or four taps with span_pairs (line_sweep.h rgba_quads, rgb_quads,
+  // AVX-512): quad q, the pixels 4 q .. 4 q + 3 (outputs 4 C q .. 4 C q + 4 C - 1), where each
+  // of them is a span (span_pairs' kind): first[k], pixel 4 q + k's first tap (idx); keep[j - 1],
+  // the lanes of tap j that are not the zero slot's padding (four bits per pixel, a 128-bit lane
+  // each). quad_w[K q + j]: tap j's weights of the quad's pixels (wt's), channel c of pixel k in
+  // lane 4 k + c (RGB: lane 4 k + 3 0), in one aligned cache line. quad_run_end[q]: the first
+  // quad from q on that is not one (q itself where it is not). Empty: none.
   struct Quad {
     int32_t first[4];
     uint16_t keep[3];
@@ -528,7 +529,7 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
         L.span_pairs[i] = L.K == 2 ? 1 | (kind[i] == 2 ? 2 : 0) | (kind[i + 1] == 2 ? 4 : 0)
                                    : 1 | (kind[i] - 1) << 1 | (kind[i + 1] - 1) << 3;
       }
-      if (C == 4 && px >= 4) {
+      if (px >= 4) {
         // kind k: 1 + the pixel's padding taps, its last K - (k - 1) taps kept.
         const int64_t nq = px / 4;
         L.quads.resize(nq);
@@ -546,7 +547,9 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
               if (kind[i] != 0 && j < L.K - (kind[i] - 1)) Q.keep[j - 1] |= static_cast<uint16_t>(0xF << (4 * k));
           }
           for (int64_t j = 0; j < L.K; ++j)
-            for (int64_t c = 0; c < 16; ++c) L.quad_w[L.K * q + j].w[c] = static_cast<float>(L.wt[j * L.out + 16 * q + c]);
+            for (int64_t k = 0; k < 4; ++k)
+              for (int64_t c = 0; c < 4; ++c)
+                L.quad_w[L.K * q + j].w[4 * k + c] = c < C ? static_cast<float>(L.wt[j * L.out + C * (4 * q + k) + c]) : 0.0f;
           L.quad_run_end[q] = static_cast<int32_t>(!whole ? q : q + 1 < nq ? L.quad_run_end[q + 1] : nq);
         }
       }
