@@ -1494,21 +1494,19 @@ RESIZE_AD_AVX512 void halving_quads(const float* row, const Line<float>& L, int6
   }
 }
 
-// Quads [q0, q1) of an RGBA line (Line::quads), four pixels per 512-bit vector: pixel k's taps
-// 0 and 1 are the eight floats span(first[k]) (taps 2 and 3: span(first[k] + 8)), two pixels'
-// spans one vector, and tap j of the four pixels one shuffle of the 128-bit lanes of two such
-// vectors; PAD (Line::zero_slot): its lanes of the zero slot's padding zeroed (keep), as
-// pairs_of's masks. The weights: one aligned load per tap (Line::quad_w). The sums of
+// Quads [q0, q1) of an RGB or RGBA line (Line::quads; C = 3 or 4 channels), four pixels per
+// 512-bit vector, a pixel per 128-bit lane: taps(a, b, h), pixels a and b's taps 2 h and
+// 2 h + 1 (from their first taps' positions a, b) in the lanes of pixel a's first, its second,
+// pixel b's first, its second; tap j of the four one shuffle of the 128-bit lanes of two such
+// vectors, PAD (Line::zero_slot): its lanes of the zero slot's padding zeroed (keep), as
+// pairs_of's masks; the weights one aligned load per tap (Line::quad_w). RGB's fourth float per
+// lane is unused: its twelve sums packed by one permute and stored masked. The sums of
 // gather_line, in its order.
-template <int KT, bool PAD, typename Span>
-RESIZE_AD_AVX512 RESIZE_AD_INLINE void quads_of(const Line<float>& L, int64_t q0, int64_t q1, float* out, Span span) {
+template <int C, int KT, bool PAD, typename Taps>
+RESIZE_AD_AVX512 RESIZE_AD_INLINE void quads_of(const Line<float>& L, int64_t q0, int64_t q1, float* out, Taps taps) {
   const auto* __restrict quads = L.quads.data();
   const float* __restrict w = L.quad_w.data()->w;
-  // Pixels a (lanes 0-7) and b (lanes 8-15): their taps t and t + 1.
-  auto two = [&](int32_t a, int32_t b) {
-    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(span(a))),
-                                               _mm256_castps_pd(span(b)), 1));
-  };
+  const __m512i pack = _mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 0, 0, 0, 0);
   auto keep = [&](const uint16_t* k, __m512 x, __m512 y, auto imm) {
     if constexpr (PAD) return _mm512_maskz_shuffle_f32x4(_load_mask16(const_cast<uint16_t*>(k)), x, y, decltype(imm)::value);
     return _mm512_shuffle_f32x4(x, y, decltype(imm)::value);
@@ -1518,64 +1516,48 @@ RESIZE_AD_AVX512 RESIZE_AD_INLINE void quads_of(const Line<float>& L, int64_t q0
   for (int64_t q = q0; q < q1; ++q) {
     const auto& Q = quads[q];
     const float* wq = w + 16 * KT * q;
-    const __m512 x = two(Q.first[0], Q.first[1]), y = two(Q.first[2], Q.first[3]);
+    const __m512 x = taps(Q.first[0], Q.first[1], 0), y = taps(Q.first[2], Q.first[3], 0);
     __m512 acc = _mm512_mul_ps(_mm512_load_ps(wq), _mm512_shuffle_f32x4(x, y, 0x88));
     acc = _mm512_fmadd_ps(_mm512_load_ps(wq + 16), keep(Q.keep, x, y, Odd{}), acc);
     if constexpr (KT == 4) {
-      const __m512 u = two(Q.first[0] + 8, Q.first[1] + 8), v = two(Q.first[2] + 8, Q.first[3] + 8);
+      const __m512 u = taps(Q.first[0], Q.first[1], 1), v = taps(Q.first[2], Q.first[3], 1);
       acc = _mm512_fmadd_ps(_mm512_load_ps(wq + 32), keep(Q.keep + 1, u, v, Even{}), acc);
       acc = _mm512_fmadd_ps(_mm512_load_ps(wq + 48), keep(Q.keep + 2, u, v, Odd{}), acc);
     }
-    _mm512_storeu_ps(out + 16 * q, acc);
+    if constexpr (C == 4) {
+      _mm512_storeu_ps(out + 16 * q, acc);
+    } else {
+      _mm512_mask_storeu_ps(out + 12 * q, 0x0FFF, _mm512_permutexvar_ps(pack, acc));
+    }
   }
 }
+
+// RGBA: a pixel's two taps are the eight floats from the first, one 256-bit load; two pixels'
+// one vector.
 template <int KT, bool PAD>
 RESIZE_AD_AVX512 __attribute__((noinline)) void rgba_quads(const float* row, const Line<float>& L, int64_t q0,
                                                            int64_t q1, float* out) {
-  quads_of<KT, PAD>(L, q0, q1, out, [&](int32_t p) { return _mm256_loadu_ps(row + p); });
+  quads_of<4, KT, PAD>(L, q0, q1, out, [&](int32_t a, int32_t b, int h) {
+    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(_mm256_loadu_ps(row + a + 8 * h))),
+                                               _mm256_castps_pd(_mm256_loadu_ps(row + b + 8 * h)), 1));
+  });
 }
 
-// Quads [q0, q1) of an RGB line (Line::quads), four pixels per 512-bit vector, a pixel per
-// 128-bit lane (its fourth float unused): pixel k's taps are the 3 K floats from first[k] (K = 4:
-// one 512-bit load; 2: 256-bit); two pixels' taps t and t + 1 put in place by one two-source
-// permute, tap j of the four one shuffle of the 128-bit lanes of two such vectors, its lanes of
-// the zero slot's padding zeroed (PAD, keep); the weights one aligned load per tap
-// (Line::quad_w). The twelve sums of each quad packed by one permute and stored masked. The sums
-// of gather_line, in its order.
+// RGB: a pixel's taps are the 3 K floats from the first (one 512-bit load for four taps, 256-bit
+// for two), two pixels' taps put in their lanes by one two-source permute.
 template <int KT, bool PAD>
 RESIZE_AD_AVX512 __attribute__((noinline)) void rgb_quads(const float* row, const Line<float>& L, int64_t q0,
                                                           int64_t q1, float* out) {
-  const auto* __restrict quads = L.quads.data();
-  const float* __restrict w = L.quad_w.data()->w;
-  // Taps 0 and 1 (lo) or 2 and 3 (hi) of pixels a and b in the lanes of pixel a tap t, a tap
-  // t + 1, b tap t, b tap t + 1 (b's floats from 16 on).
+  // Taps 0 and 1 (lo) or 2 and 3 (hi) of pixels a and b (b's floats from 16 on).
   const __m512i lo = _mm512_setr_epi32(0, 1, 2, 0, 3, 4, 5, 3, 16, 17, 18, 16, 19, 20, 21, 19);
   const __m512i hi = _mm512_setr_epi32(6, 7, 8, 6, 9, 10, 11, 9, 22, 23, 24, 22, 25, 26, 27, 25);
-  const __m512i pack = _mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 0, 0, 0, 0);
   auto load = [&](int32_t p) {
     if constexpr (KT == 4) return _mm512_loadu_ps(row + p);
     return _mm512_castps256_ps512(_mm256_loadu_ps(row + p));
   };
-  auto keep = [&](const uint16_t* k, __m512 x, __m512 y, auto imm) {
-    if constexpr (PAD) return _mm512_maskz_shuffle_f32x4(_load_mask16(const_cast<uint16_t*>(k)), x, y, decltype(imm)::value);
-    return _mm512_shuffle_f32x4(x, y, decltype(imm)::value);
-  };
-  using Even = std::integral_constant<int, 0x88>;
-  using Odd = std::integral_constant<int, 0xDD>;
-  for (int64_t q = q0; q < q1; ++q) {
-    const auto& Q = quads[q];
-    const float* wq = w + 16 * KT * q;
-    const __m512 z0 = load(Q.first[0]), z1 = load(Q.first[1]), z2 = load(Q.first[2]), z3 = load(Q.first[3]);
-    const __m512 x = _mm512_permutex2var_ps(z0, lo, z1), y = _mm512_permutex2var_ps(z2, lo, z3);
-    __m512 acc = _mm512_mul_ps(_mm512_load_ps(wq), _mm512_shuffle_f32x4(x, y, 0x88));
-    acc = _mm512_fmadd_ps(_mm512_load_ps(wq + 16), keep(Q.keep, x, y, Odd{}), acc);
-    if constexpr (KT == 4) {
-      const __m512 u = _mm512_permutex2var_ps(z0, hi, z1), v = _mm512_permutex2var_ps(z2, hi, z3);
-      acc = _mm512_fmadd_ps(_mm512_load_ps(wq + 32), keep(Q.keep + 1, u, v, Even{}), acc);
-      acc = _mm512_fmadd_ps(_mm512_load_ps(wq + 48), keep(Q.keep + 2, u, v, Odd{}), acc);
-    }
-    _mm512_mask_storeu_ps(out + 12 * q, 0x0FFF, _mm512_permutexvar_ps(pack, acc));
-  }
+  quads_of<3, KT, PAD>(L, q0, q1, out, [&](int32_t a, int32_t b, int h) {
+    return _mm512_permutex2var_ps(load(a), h ? hi : lo, load(b));
+  });
 }
 #pragma GCC diagnostic pop
 #endif
