@@ -529,7 +529,7 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
         L.span_pairs[i] = L.K == 2 ? 1 | (kind[i] == 2 ? 2 : 0) | (kind[i + 1] == 2 ? 4 : 0)
                                    : 1 | (kind[i] - 1) << 1 | (kind[i + 1] - 1) << 3;
       }
-      if (px >= 4) {
+      if (px >= 4 && cpu_has_avx512()) {
         // kind k: 1 + the pixel's padding taps, its last K - (k - 1) taps kept.
         const int64_t nq = px / 4;
         L.quads.resize(nq);
