@@ -177,12 +177,14 @@ struct Line {
   // AVX-512): quad q, the pixels 4 q .. 4 q + 3 (outputs 4 C q .. 4 C q + 4 C - 1), where each
   // of them is a span (span_pairs' kind): first[k], pixel 4 q + k's first tap (idx); keep[j - 1],
   // the lanes of tap j that are not the zero slot's padding (four bits per pixel, a 128-bit lane
-  // each). quad_w[K q + j]: tap j's weights of the quad's pixels (wt's), channel c of pixel k in
+  // each), and pair_keep[j - 1][p] the same of the pair of pixels 2 p, 2 p + 1 in two bits (the
+  // 256-bit kernels' masks). quad_w[K q + j]: tap j's weights of the quad's pixels (wt's), channel c of pixel k in
   // lane 4 k + c (RGB: lane 4 k + 3 0), in one aligned cache line. quad_run_end[q]: the first
   // quad from q on that is not one (q itself where it is not). Empty: none.
   struct Quad {
     int32_t first[4];
     uint16_t keep[3];
+    uint8_t pair_keep[3][2];  // keep per pair of pixels (AVX2): bit 0, the first keeps the tap
   };
   struct alignas(64) Weights16 {
     float w[16];
@@ -529,7 +531,7 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
         L.span_pairs[i] = L.K == 2 ? 1 | (kind[i] == 2 ? 2 : 0) | (kind[i + 1] == 2 ? 4 : 0)
                                    : 1 | (kind[i] - 1) << 1 | (kind[i + 1] - 1) << 3;
       }
-      if (px >= 4 && cpu_has_avx512()) {
+      if (px >= 4 && cpu_has_avx2()) {
         // kind k: 1 + the pixel's padding taps, its last K - (k - 1) taps kept.
         const int64_t nq = px / 4;
         L.quads.resize(nq);
@@ -550,6 +552,9 @@ std::shared_ptr<const Line<acc_t>> build_line(const AxisTable& t, bool lead, boo
             for (int64_t k = 0; k < 4; ++k)
               for (int64_t c = 0; c < 4; ++c)
                 L.quad_w[L.K * q + j].w[4 * k + c] = c < C ? static_cast<float>(L.wt[j * L.out + C * (4 * q + k) + c]) : 0.0f;
+          for (int64_t j = 0; j < 3; ++j)
+            for (int64_t pr = 0; pr < 2; ++pr)
+              Q.pair_keep[j][pr] = static_cast<uint8_t>(((Q.keep[j] >> (8 * pr)) & 1) | ((Q.keep[j] >> (8 * pr + 3)) & 2));
           L.quad_run_end[q] = static_cast<int32_t>(!whole ? q : q + 1 < nq ? L.quad_run_end[q + 1] : nq);
         }
       }
