@@ -173,14 +173,15 @@ struct Line {
   // + 8 i (tap j, 4 j floats on), all with the first's weights, inside the line; a multiple of
   // four pixels, at least kHalvingPixels (line_sweep.h halving_quads).
   int64_t halving_lo = 0, halving_hi = 0;
-  // RGB and RGBA lines of two or four taps with span_pairs (line_sweep.h rgba_quads, rgb_quads,
-  // AVX-512): quad q, the pixels 4 q .. 4 q + 3 (outputs 4 C q .. 4 C q + 4 C - 1), where each
-  // of them is a span (span_pairs' kind): first[k], pixel 4 q + k's first tap (idx); keep[j - 1],
-  // the lanes of tap j that are not the zero slot's padding (four bits per pixel, a 128-bit lane
-  // each), and pair_keep[j - 1][p] the same of the pair of pixels 2 p, 2 p + 1 in two bits (the
-  // 256-bit kernels' masks). quad_w[K q + j]: tap j's weights of the quad's pixels (wt's), channel c of pixel k in
-  // lane 4 k + c (RGB: lane 4 k + 3 0), in one aligned cache line. quad_run_end[q]: the first
-  // quad from q on that is not one (q itself where it is not). Empty: none.
+  // RGB and RGBA lines of two or four taps with span_pairs (line_sweep.h rgba_quads, rgb_quads
+  // with AVX-512; rgba_quads8, rgb_quads8 with AVX2 alone): quad q, the pixels 4 q .. 4 q + 3
+  // (outputs 4 C q .. 4 C q + 4 C - 1), where each of them is a span (span_pairs' kind):
+  // first[k], pixel 4 q + k's first tap (idx); keep[j - 1], the lanes of tap j that are not the
+  // zero slot's padding (four bits per pixel, a 128-bit lane each), and pair_keep[j - 1][p] the
+  // same of the pair of pixels 2 p, 2 p + 1 in two bits (the 256-bit kernels' masks).
+  // quad_w[K q + j]: tap j's weights of the quad's pixels (wt's), channel c of pixel k in lane
+  // 4 k + c (RGB: lane 4 k + 3 0), in one aligned cache line. quad_run_end[q]: the first quad
+  // from q on that is not one (q itself where it is not). Empty: none.
   struct Quad {
     int32_t first[4];
     uint16_t keep[3];
