@@ -1746,20 +1746,13 @@ void gather_sweep(const acc_t* row, const Line<acc_t>& L, int64_t o0, int64_t o1
           continue;
         }
         if (Q * q > o0) gather_sweep(row, L, o0, Q * q, out, obuf, false);
-        switch ((L.step == 3 ? 0 : 4) + (L.K == 4 ? 0 : 2) + (L.zero_slot ? 1 : 0) + (z ? 8 : 0)) {
-          case 0: rgb_quads8<false>(row, L, q, e, out); break;
-          case 1: rgb_quads8<true>(row, L, q, e, out); break;
-          case 4: rgba_quads8<false>(row, L, q, e, out); break;
-          case 5: rgba_quads8<true>(row, L, q, e, out); break;
-          case 8: rgb_quads<4, false>(row, L, q, e, out); break;
-          case 9: rgb_quads<4, true>(row, L, q, e, out); break;
-          case 10: rgb_quads<2, false>(row, L, q, e, out); break;
-          case 11: rgb_quads<2, true>(row, L, q, e, out); break;
-          case 12: rgba_quads<4, false>(row, L, q, e, out); break;
-          case 13: rgba_quads<4, true>(row, L, q, e, out); break;
-          case 14: rgba_quads<2, false>(row, L, q, e, out); break;
-          default: rgba_quads<2, true>(row, L, q, e, out); break;
-        }
+        auto quads = [&](auto pad) {
+          constexpr bool PAD = decltype(pad)::value;
+          if (!z) return L.step == 3 ? rgb_quads8<PAD>(row, L, q, e, out) : rgba_quads8<PAD>(row, L, q, e, out);
+          if (L.step == 3) return L.K == 4 ? rgb_quads<4, PAD>(row, L, q, e, out) : rgb_quads<2, PAD>(row, L, q, e, out);
+          return L.K == 4 ? rgba_quads<4, PAD>(row, L, q, e, out) : rgba_quads<2, PAD>(row, L, q, e, out);
+        };
+        L.zero_slot ? quads(std::true_type{}) : quads(std::false_type{});
         o0 = Q * e;
         q = e;
       }
