@@ -22,6 +22,7 @@
 namespace resize_ad {  // csrc/cpu/resize_cpu.cpp
 void set_huge_pages(bool enabled);
 void set_stream_threshold(size_t bytes);
+void set_pass_chunk_bytes(int64_t bytes);
 }  // namespace resize_ad
 
 namespace {
@@ -319,6 +320,19 @@ PyObject* set_stream_threshold(PyObject* /*self*/, PyObject* arg) {
   Py_RETURN_NONE;
   END_HANDLE_TH_ERRORS
 }
+
+// _set_pass_chunk_bytes(n): the separable passes go a chunk of planes at a time where their
+// scratch exceeds n bytes (cpu/resize_cpu.cpp pass_chunk_bytes); 0 restores the machine's
+// budget. resize_ad._testing.pass_chunk_bytes() is its Python face.
+PyObject* set_pass_chunk_bytes(PyObject* /*self*/, PyObject* arg) {
+  HANDLE_TH_ERRORS
+  const long long n = PyLong_AsLongLong(arg);
+  if (n == -1 && PyErr_Occurred()) return nullptr;
+  TORCH_CHECK(n >= 0, "resize_ad._C._set_pass_chunk_bytes: a byte count >= 0, got ", n);
+  resize_ad::set_pass_chunk_bytes(static_cast<int64_t>(n));
+  Py_RETURN_NONE;
+  END_HANDLE_TH_ERRORS
+}
 }  // namespace
 
 namespace resize_ad {  // csrc/aten_override.cpp
@@ -341,6 +355,8 @@ PyMethodDef methods[] = {
      "whether CPU results fresh from mmap get transparent huge pages (test seam)"},
     {"_set_stream_threshold", set_stream_threshold, METH_O,
      "outputs of this many bytes and more stream, 0 for the machine's threshold (test seam)"},
+    {"_set_pass_chunk_bytes", set_pass_chunk_bytes, METH_O,
+     "the separable passes' scratch per chunk of planes, 0 for the machine's (test seam)"},
     {"_aten_override", resize_ad::py_aten_override, METH_O,
      "install (True) / remove (False) resize_ad's kernels for aten's upsample ops; returns the "
      "previous state (used by resize_ad.patch)"},

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import contextlib
 
-from ._C import _set_executor, _set_huge_pages, _set_stream_threshold
+from ._C import _set_executor, _set_huge_pages, _set_pass_chunk_bytes, _set_stream_threshold
 
-__all__ = ["EXECUTORS", "executor", "huge_pages", "stream_threshold"]
+__all__ = ["EXECUTORS", "executor", "huge_pages", "pass_chunk_bytes", "stream_threshold"]
 
 # The executors (csrc/common/plan.h), by the names the code and the docs use.
 EXECUTORS = ("separable", "line_sweep", "product_gather")
@@ -67,3 +67,24 @@ def stream_threshold(nbytes: int):
     finally:
         _stream_threshold = previous
         _set_stream_threshold(previous)
+
+
+_pass_chunk_bytes = 0
+
+
+@contextlib.contextmanager
+def pass_chunk_bytes(nbytes: int):
+    """The separable passes run a chunk of planes at a time, every pass over it before the next,
+    where their scratch would exceed ``nbytes`` (csrc/common/plan.cpp chunk_planes), in place of
+    the machine's budget (a quarter of a core's L2): tests reach the chunked passes with small
+    inputs, or keep them whole with a budget larger than any scratch. Process-wide, for tests."""
+    if nbytes <= 0:
+        raise ValueError(f"resize_ad._testing.pass_chunk_bytes: a positive byte count, got {nbytes}")
+    global _pass_chunk_bytes
+    previous, _pass_chunk_bytes = _pass_chunk_bytes, int(nbytes)
+    _set_pass_chunk_bytes(_pass_chunk_bytes)
+    try:
+        yield
+    finally:
+        _pass_chunk_bytes = previous
+        _set_pass_chunk_bytes(previous)

@@ -4,7 +4,7 @@ not spread."""
 import pytest
 import torch
 
-from resize_ad._testing import EXECUTORS, executor, huge_pages, stream_threshold
+from resize_ad._testing import EXECUTORS, executor, huge_pages, pass_chunk_bytes, stream_threshold
 from helpers import TOL, assert_close, native, ours
 
 ENGINES = list(EXECUTORS)
@@ -229,6 +229,74 @@ def test_plane_shares_agree_uint8(shape, kw):
         torch.set_num_threads(n)
     assert all(torch.equal(y, ys[0]) for y in ys[1:])
     assert torch.equal(ys[0], native(x, **kw))
+
+
+# The separable passes a chunk of planes at a time (csrc/common/plan.cpp chunk_planes, run_chunked):
+# budgets that make chunks of one plane and of a few planes that do not divide the planes, with 1
+# and 2 threads (the workers then take chunks in turn, each its own scratch); the values must be
+# those of the whole passes, bit for bit, forward and backward. float32, bfloat16 and float16
+# (scratch in float), float64, fixed-point uint8 (uint8 scratch), channels_last (chunks of whole
+# images) and 3-D.
+CHUNKED_PASSES = [
+    ((3, 5, 20, 24), False, torch.float32, dict(scale_factor=2, mode="bilinear")),
+    ((2, 7, 17, 23), False, torch.float64, dict(size=(30, 41), mode="bicubic", align_corners=True)),
+    ((2, 3, 9, 10, 11), False, torch.float32, dict(scale_factor=2, mode="trilinear")),
+    ((1, 5, 40, 50), False, torch.bfloat16, dict(size=(17, 19), mode="bilinear", antialias=True)),
+    ((3, 5, 32, 32), False, torch.float16, dict(size=(7, 9), mode="area")),
+    ((2, 6, 30, 30), False, torch.float32, dict(size=(17, 45), mode="nearest-exact")),
+    ((5, 3, 20, 20), True, torch.float32, dict(scale_factor=2, mode="bicubic")),
+]
+WHOLE = 1 << 50  # larger than any scratch here: the passes whole
+
+
+@pytest.mark.parametrize("budget", [64, 3000], ids=lambda b: f"budget{b}")
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape,cl,dtype,kw", CHUNKED_PASSES, ids=lambda v: str(v))
+def test_chunked_passes_equal_whole(shape, cl, dtype, kw, threads, budget):
+    x = _make(shape, cl, dtype, requires_grad=True)
+    g = torch.randn(native(x.detach().double(), **kw).shape, generator=torch.Generator().manual_seed(4)).to(dtype)
+    n = torch.get_num_threads()
+    res = []
+    try:
+        torch.set_num_threads(threads)
+        for b in (WHOLE, budget):
+            with executor("separable"), pass_chunk_bytes(b):
+                y = ours(x, **kw)
+                (gx,) = torch.autograd.grad(y, x, g)
+            res.append((y, gx))
+    finally:
+        torch.set_num_threads(n)
+    (y0, g0), (y1, g1) = res
+    assert y1.stride() == y0.stride() and torch.equal(y1, y0) and torch.equal(g1, g0)
+    assert_close(y0.double(), native(x.detach().double(), **kw), dtype)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_chunked_passes_equal_whole_uint8(threads):
+    x = torch.randint(0, 256, (2, 3, 64, 80), dtype=torch.uint8, generator=torch.Generator().manual_seed(5))
+    kw = dict(size=(30, 33), mode="bilinear", antialias=True)
+    n = torch.get_num_threads()
+    try:
+        torch.set_num_threads(threads)
+        ys = []
+        for b in (WHOLE, 500):
+            with pass_chunk_bytes(b):
+                ys.append(ours(x, **kw))
+    finally:
+        torch.set_num_threads(n)
+    assert torch.equal(ys[1], ys[0]) and torch.equal(ys[0], native(x, **kw))
+
+
+def test_pass_chunk_bytes_seam_restores_and_refuses():
+    from resize_ad import _testing
+    with pass_chunk_bytes(100):
+        with pass_chunk_bytes(200):
+            assert _testing._pass_chunk_bytes == 200
+        assert _testing._pass_chunk_bytes == 100
+    assert _testing._pass_chunk_bytes == 0
+    with pytest.raises(ValueError, match="positive byte count"):
+        with pass_chunk_bytes(0):
+            pass
 
 
 # Outputs from this size on stream in the tests that say so, on every machine (the machine's own

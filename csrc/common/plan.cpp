@@ -8,6 +8,7 @@
 #include <cmath>
 #include <numeric>
 #include <optional>
+#include <utility>
 
 #include "capabilities.h"
 #include "product_gather.h"
@@ -504,6 +505,70 @@ bool shares_pay(const Plan& p, const at::Tensor& cur, const at::Tensor& out_phys
   return largest < kShareBytes && work >= kShareWork * threads;
 }
 
+// The passes' input (pass_input) and out_phys, their outer axes (before the first resampled
+// one) as one of s.outer planes: the passes then run over slices of planes.
+std::pair<at::Tensor, at::Tensor> by_planes(const Plan& p, const at::Tensor& cur, const at::Tensor& out_phys,
+                                            const SweepShape& s) {
+  Sizes in_sizes(cur.sizes().begin(), cur.sizes().end()), out_sizes(out_phys.sizes().begin(), out_phys.sizes().end());
+  for (int64_t j = 1; j < s.first; ++j) in_sizes[j] = out_sizes[j] = 1;
+  in_sizes[0] = out_sizes[0] = s.outer;
+  return {pass_input(p, cur).view(in_sizes), out_phys.view(out_sizes)};
+}
+
+// Planes per chunk of the chunked passes (run_chunked), or 0: none. The separable passes write
+// every pass's result whole before the next pass reads it; where that scratch (all of a chunk's
+// intermediate results together, in the accumulation type) exceeds DeviceKernels::
+// pass_chunk_bytes, the planes go a chunk at a time through every pass instead, so that a
+// chunk's scratch is read back from the cache it was just written to rather than from memory.
+int64_t chunk_planes(const Plan& p, const at::Tensor& cur, const SweepShape& s, const DeviceKernels& k) {
+  const int64_t bytes = k.pass_chunk_bytes != nullptr ? k.pass_chunk_bytes() : 0;
+  if (bytes <= 0 || p.order.size() < 2 || s.outer < 2) return 0;
+  const double elem = static_cast<double>(c10::elementSize(accumulation_type(p.kernel_dtype)));
+  double numel = static_cast<double>(cur.numel()) / static_cast<double>(s.outer), scratch = 0;
+  for (size_t i = 0; i + 1 < p.order.size(); ++i) {
+    const AxisTable& t = *p.tables[p.order[i]];
+    numel = numel / static_cast<double>(t.in_size) * static_cast<double>(t.out_size);
+    scratch += numel * elem;
+  }
+  const double budget = static_cast<double>(bytes);
+  if (scratch * static_cast<double>(s.outer) <= budget) return 0;
+  return std::clamp<int64_t>(static_cast<int64_t>(budget / scratch), 1, s.outer);
+}
+
+// The separable passes a chunk of `chunk` planes (chunk_planes) at a time, every pass over a
+// chunk before the next chunk: each worker's scratch is one chunk's, allocated here, once, and
+// reused chunk after chunk. With several threads the workers take chunks in turn from a shared
+// counter (a thread another process slows takes fewer); a chunk's passes run on one thread,
+// which reads only what it wrote. A plane's values are those of the whole passes.
+void run_chunked(const Plan& p, const at::Tensor& cur, const at::Tensor& out_phys, const DeviceKernels& k,
+                 const SweepShape& s, int64_t chunk, int threads) {
+  const std::pair<at::Tensor, at::Tensor> planes = by_planes(p, cur, out_phys, s);
+  const at::Tensor& in = planes.first;
+  const at::Tensor& out = planes.second;
+  if (k.prepare_result != nullptr) k.prepare_result(out_phys);
+  const int64_t chunks = (s.outer + chunk - 1) / chunk;
+  const int workers = static_cast<int>(std::min<int64_t>(std::max(threads, 1), chunks));
+  const bool into_out = last_pass_into_out(p, out_phys);
+  std::vector<c10::SmallVector<at::Tensor, 3>> scratch;
+  for (int w = 0; w < workers; ++w) scratch.push_back(pass_outputs(p, in.narrow(0, 0, chunk), out.narrow(0, 0, chunk)));
+  auto one = [&](int w, int64_t c) {
+    const int64_t a = c * chunk, n = std::min(chunk, s.outer - a);
+    c10::SmallVector<at::Tensor, 3> dsts;
+    for (size_t i = 0; i < p.order.size(); ++i)
+      dsts.push_back(i + 1 == p.order.size() && into_out ? out.narrow(0, a, n) : scratch[w][i].narrow(0, 0, n));
+    run_passes(p, in.narrow(0, a, n), dsts, out.narrow(0, a, n), k);
+  };
+  if (workers == 1) {
+    for (int64_t c = 0; c < chunks; ++c) one(0, c);
+    return;
+  }
+  std::atomic<int64_t> next{0};
+  at::parallel_for(0, workers, 1, [&](int64_t w0, int64_t w1) {
+    for (int64_t w = w0; w < w1; ++w)
+      for (int64_t c = next++; c < chunks; c = next++) one(static_cast<int>(w), c);
+  });
+}
+
 // out = (W_1 (x) W_2 (x) ...) x by the plan's executor. `out` is allocated by the caller
 // (before the tables, so that an impossible output size fails first, and cheaply).
 void run(const Plan& p, const at::Tensor& x, const at::Tensor& out, const DeviceKernels& k) {
@@ -522,27 +587,35 @@ void run(const Plan& p, const at::Tensor& x, const at::Tensor& out, const Device
     default: break;
   }
   const int threads = threads_of(k);
-  if (threads <= 1 || at::in_parallel_region()) return run_separable(p, cur, out_phys, k);
   const SweepShape s = sweep_shape(p, cur.sizes());
-  if (!plane_shares(s.outer, threads) || !shares_pay(p, cur, out_phys, threads))
+  const int64_t chunk = chunk_planes(p, cur, s, k);
+  if (threads <= 1 || at::in_parallel_region()) {
+    if (chunk > 0) return run_chunked(p, cur, out_phys, k, s, chunk, 1);
     return run_separable(p, cur, out_phys, k);
+  }
+  // Several threads: plane shares where they pay (each thread's scratch is then its share's),
+  // else chunks where there are enough for the threads to take in turn, else the passes split.
+  if (!plane_shares(s.outer, threads) || !shares_pay(p, cur, out_phys, threads)) {
+    if (chunk > 0 && (s.outer + chunk - 1) / chunk >= 2 * threads)
+      return run_chunked(p, cur, out_phys, k, s, chunk, threads);
+    return run_separable(p, cur, out_phys, k);
+  }
   // One task per thread, all the passes over its share of the planes (plane_shares): the outer
   // axes as one, sliced. Inside the task the passes' kernels run on its thread alone. The
   // scratch is allocated here, once: allocated in the tasks, the worker's (another malloc arena)
   // came fresh from mmap in every call, its pages zeroed anew (NCHW bilinear x2 of (8, 64)
   // planes of 64², 2 threads: 1.4 ms became 7.6-24 ms).
-  Sizes in_sizes(cur.sizes().begin(), cur.sizes().end()), out_sizes(out_phys.sizes().begin(), out_phys.sizes().end());
-  for (int64_t j = 1; j < s.first; ++j) in_sizes[j] = out_sizes[j] = 1;
-  in_sizes[0] = out_sizes[0] = s.outer;
-  const at::Tensor in = pass_input(p, cur).view(in_sizes), out = out_phys.view(out_sizes);
-  const c10::SmallVector<at::Tensor, 3> dsts = pass_outputs(p, in, out);
+  const std::pair<at::Tensor, at::Tensor> planes = by_planes(p, cur, out_phys, s);
+  const at::Tensor& in = planes.first;
+  const at::Tensor& out_planes = planes.second;
+  const c10::SmallVector<at::Tensor, 3> dsts = pass_outputs(p, in, out_planes);
   at::parallel_for(0, threads, 1, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t a = s.outer * t / threads, n = s.outer * (t + 1) / threads - a;
       if (n == 0) continue;
       c10::SmallVector<at::Tensor, 3> share;
       for (const at::Tensor& d : dsts) share.push_back(d.narrow(0, a, n));
-      run_passes(p, in.narrow(0, a, n), share, out.narrow(0, a, n), k);
+      run_passes(p, in.narrow(0, a, n), share, out_planes.narrow(0, a, n), k);
     }
   });
 }

@@ -86,6 +86,13 @@ struct DeviceKernels {
   int (*threads)() = nullptr;
   // A channels_last result into its contiguous output (plan.cpp resize_into); optional.
   PlanarCopy planar_copy = nullptr;
+  // The separable passes run a chunk of planes at a time, every pass, where their scratch
+  // would exceed this many bytes (plan.cpp chunk_planes; nullptr or 0: never): each chunk's
+  // scratch is read back from the cache it was written to.
+  int64_t (*pass_chunk_bytes)() = nullptr;
+  // Called once on a result that chunked passes then write in parts (optional): the CPU advises
+  // huge pages on it there, as its passes do on a whole fresh result.
+  void (*prepare_result)(const at::Tensor& out) = nullptr;
 };
 
 struct Plan {

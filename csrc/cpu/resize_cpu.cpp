@@ -1206,6 +1206,33 @@ void product_gather_cpu(const at::Tensor& src, const at::Tensor& dst,
   });
 }
 
+// set_pass_chunk_bytes (the test seam resize_ad._testing.pass_chunk_bytes): bytes in place of
+// the machine's; 0 for the machine's.
+std::atomic<int64_t> g_pass_chunk_bytes{0};
+
+// The separable passes' scratch per chunk of planes (DeviceKernels::pass_chunk_bytes): a
+// quarter of the L2 a core has, at least 128 KiB and at most 1 MiB (256 KiB where unknown).
+int64_t pass_chunk_bytes() {
+  if (const int64_t forced = g_pass_chunk_bytes.load(std::memory_order_relaxed); forced > 0) return forced;
+  static const int64_t bytes = [] {
+    long l2 = -1;
+#if defined(_SC_LEVEL2_CACHE_SIZE)
+    l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    if (l2 <= 0) return int64_t{256} << 10;
+    return std::clamp<int64_t>(l2 / 4, int64_t{128} << 10, int64_t{1} << 20);
+  }();
+  return bytes;
+}
+
+// A result that chunked passes write in parts (DeviceKernels::prepare_result): huge pages where
+// it is fresh and 4 MiB or more, as run gives a whole result (each part is too small for it).
+void prepare_result_cpu(const at::Tensor& out) {
+  const size_t bytes = out.nbytes();
+  void* const mem = out.data_ptr();
+  if (bytes >= (size_t{4} << 20) && !mapped(static_cast<const char*>(mem) + bytes / 2)) advise_huge_pages(mem, bytes);
+}
+
 // The cost model picks the line sweep or the separable passes; the product gather only runs
 // when tests force it.
 const DeviceKernels& cpu_kernels() {
@@ -1221,6 +1248,8 @@ const DeviceKernels& cpu_kernels() {
     d.pass_join_outputs = kJoinOutputs;
     d.threads = [] { return at::get_num_threads(); };
     d.planar_copy = planar_copy_cpu;
+    d.pass_chunk_bytes = pass_chunk_bytes;
+    d.prepare_result = prepare_result_cpu;
     return d;
   }();
   return k;
@@ -1243,6 +1272,7 @@ at::Tensor resize_backward_cpu(const at::Tensor& grad_output, at::IntArrayRef in
 
 void set_huge_pages(bool enabled) { g_huge_pages.store(enabled); }
 void set_stream_threshold(size_t bytes) { g_stream_threshold.store(bytes); }
+void set_pass_chunk_bytes(int64_t bytes) { g_pass_chunk_bytes.store(bytes); }
 
 TORCH_LIBRARY_IMPL(resize_ad, CPU, m) {
   m.impl("resize", &resize_cpu);
