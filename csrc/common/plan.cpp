@@ -169,7 +169,11 @@ double gather_taps(const Plan& p) {
 //   of 32 x 32 to 64 x 64 planes (bilinear, bicubic, trilinear, bfloat16) and odd sizes measured
 //   1.1x-1.8x faster forward, 1 and 2 threads; on the transposed tables of their backwards
 //   (shrinking) and on nearest lines of 64 or more the sweep stays faster (0.7x-0.96x), and so
-//   it does on longer lines (bilinear x2 of 256 x 256 planes: 0.62x);
+//   it does on longer lines (bilinear x2 of 256 x 256 planes: 0.62x). Lines of kJoinUpscaleBelow
+//   outputs or more go to the cost model: on an Intel Xeon with AVX-512 (1 thread, alternating
+//   processes, medians of 3) three planes to 256 x 256 from 200² to 240² measured 1.18x-1.60x
+//   faster so (bilinear and bicubic), from 128² and 160² 1.05x-1.19x; 48 planes 0.95x-1.14x
+//   (1 thread) and 0.98x-1.30x (2 threads);
 // - any line of at most kShortLine outputs: area, bilinear, antialias and nearest resizes of
 //   7 x 7 to 20 x 20 planes measured 1.4x-4.9x faster forward, 1.6x-3.3x forward+backward
 //   (1 thread);
@@ -199,6 +203,7 @@ double gather_taps(const Plan& p) {
 // threads.
 constexpr int64_t kShortLine = 16;
 constexpr int64_t kJoinBelow = 64;
+constexpr int64_t kJoinUpscaleBelow = 256;
 constexpr double kSplitPlane = 32768;
 
 // Copied rows (nearest, nearest-exact along a contiguous last axis of fewer than kJoinBelow
@@ -245,7 +250,7 @@ bool passes_join_pay(const Plan& p, at::IntArrayRef phys_sizes, const AxisTable&
   if (!last.transposed && last.out_size < kJoinBelow && last.out_size < last.in_size &&
       last.in_size % last.out_size != 0)
     return true;
-  return last.K >= 2 && last.K <= 4 && last.out_size >= last.in_size;
+  return last.K >= 2 && last.K <= 4 && last.out_size >= last.in_size && last.out_size < kJoinUpscaleBelow;
 }
 
 // Whether the separable passes run as one task per thread over its own share of the planes
