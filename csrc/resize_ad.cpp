@@ -308,30 +308,32 @@ PyObject* set_huge_pages(PyObject* /*self*/, PyObject* arg) {
   END_HANDLE_TH_ERRORS
 }
 
+// A test seam taking a byte count (>= 0; 0 restores the machine's value): set(n), or the error.
+template <typename Set>
+PyObject* set_byte_count(PyObject* arg, const char* name, Set set) {
+  HANDLE_TH_ERRORS
+  const long long n = PyLong_AsLongLong(arg);
+  if (n == -1 && PyErr_Occurred()) return nullptr;
+  TORCH_CHECK(n >= 0, "resize_ad._C.", name, ": a byte count >= 0, got ", n);
+  set(n);
+  Py_RETURN_NONE;
+  END_HANDLE_TH_ERRORS
+}
+
 // _set_stream_threshold(n): outputs of n bytes and more stream (cpu/resize_cpu.cpp
 // stream_threshold); 0 restores the machine's threshold. resize_ad._testing.stream_threshold()
 // is its Python face.
 PyObject* set_stream_threshold(PyObject* /*self*/, PyObject* arg) {
-  HANDLE_TH_ERRORS
-  const long long n = PyLong_AsLongLong(arg);
-  if (n == -1 && PyErr_Occurred()) return nullptr;
-  TORCH_CHECK(n >= 0, "resize_ad._C._set_stream_threshold: a byte count >= 0, got ", n);
-  resize_ad::set_stream_threshold(static_cast<size_t>(n));
-  Py_RETURN_NONE;
-  END_HANDLE_TH_ERRORS
+  return set_byte_count(arg, "_set_stream_threshold",
+                        [](long long n) { resize_ad::set_stream_threshold(static_cast<size_t>(n)); });
 }
 
 // _set_pass_chunk_bytes(n): the separable passes go a chunk of planes at a time where their
 // scratch exceeds n bytes (cpu/resize_cpu.cpp pass_chunk_bytes); 0 restores the machine's
 // budget. resize_ad._testing.pass_chunk_bytes() is its Python face.
 PyObject* set_pass_chunk_bytes(PyObject* /*self*/, PyObject* arg) {
-  HANDLE_TH_ERRORS
-  const long long n = PyLong_AsLongLong(arg);
-  if (n == -1 && PyErr_Occurred()) return nullptr;
-  TORCH_CHECK(n >= 0, "resize_ad._C._set_pass_chunk_bytes: a byte count >= 0, got ", n);
-  resize_ad::set_pass_chunk_bytes(static_cast<int64_t>(n));
-  Py_RETURN_NONE;
-  END_HANDLE_TH_ERRORS
+  return set_byte_count(arg, "_set_pass_chunk_bytes",
+                        [](long long n) { resize_ad::set_pass_chunk_bytes(static_cast<int64_t>(n)); });
 }
 }  // namespace
 

@@ -49,42 +49,35 @@ def huge_pages(enabled: bool):
 
 
 _stream_threshold = 0
+_pass_chunk_bytes = 0
 
 
 @contextlib.contextmanager
+def _byte_count(name: str, setter, nbytes: int):
+    """The seam `name` (its value in the module's global `_<name>`) at ``nbytes`` inside the block."""
+    if nbytes <= 0:
+        raise ValueError(f"resize_ad._testing.{name}: a positive byte count, got {nbytes}")
+    g = globals()
+    previous, g["_" + name] = g["_" + name], int(nbytes)
+    setter(int(nbytes))
+    try:
+        yield
+    finally:
+        g["_" + name] = previous
+        setter(previous)
+
+
 def stream_threshold(nbytes: int):
     """Outputs of ``nbytes`` and more whose pages are mapped leave the CPU line sweep through
     non-temporal stores (csrc/cpu/resize_cpu.cpp stream_threshold), in place of the machine's
     threshold (8 to 24 MiB, by the last-level cache's design): tests reach those paths with
     outputs of the same size on every machine. Process-wide, for tests."""
-    if nbytes <= 0:
-        raise ValueError(f"resize_ad._testing.stream_threshold: a positive byte count, got {nbytes}")
-    global _stream_threshold
-    previous, _stream_threshold = _stream_threshold, int(nbytes)
-    _set_stream_threshold(_stream_threshold)
-    try:
-        yield
-    finally:
-        _stream_threshold = previous
-        _set_stream_threshold(previous)
+    return _byte_count("stream_threshold", _set_stream_threshold, nbytes)
 
 
-_pass_chunk_bytes = 0
-
-
-@contextlib.contextmanager
 def pass_chunk_bytes(nbytes: int):
     """The separable passes run a chunk of planes at a time, every pass over it before the next,
     where their scratch would exceed ``nbytes`` (csrc/common/plan.cpp chunk_planes), in place of
     the machine's budget (a quarter of a core's L2): tests reach the chunked passes with small
     inputs, or keep them whole with a budget larger than any scratch. Process-wide, for tests."""
-    if nbytes <= 0:
-        raise ValueError(f"resize_ad._testing.pass_chunk_bytes: a positive byte count, got {nbytes}")
-    global _pass_chunk_bytes
-    previous, _pass_chunk_bytes = _pass_chunk_bytes, int(nbytes)
-    _set_pass_chunk_bytes(_pass_chunk_bytes)
-    try:
-        yield
-    finally:
-        _pass_chunk_bytes = previous
-        _set_pass_chunk_bytes(previous)
+    return _byte_count("pass_chunk_bytes", _set_pass_chunk_bytes, nbytes)
