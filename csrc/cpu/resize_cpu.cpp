@@ -879,6 +879,12 @@ bool mapped(const void* p) {
 #endif
 }
 
+// Whether a result of n bytes at p is large (4 MiB or more) and fresh from mmap: its middle
+// page tells (the first holds malloc's header, written on allocation).
+bool fresh_result(const void* p, size_t n) {
+  return n >= (size_t{4} << 20) && !mapped(static_cast<const char*>(p) + n / 2);
+}
+
 // Transparent huge pages for a fresh result: a page fault per 4 KiB page, the kernel zeroing
 // each, bounds a resize whose output (or gradient) is mapped fresh per call (glibc maps blocks of
 // 32 MiB and more, and smaller ones until its threshold has grown): 33.5 MB results measured
@@ -1093,11 +1099,10 @@ template <typename src_t, typename dst_t, typename acc_t>
 void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t inner,
          c10::ArrayRef<const AxisTable*> tabs, bool pass_order) {
   Sweep<acc_t> P = make_sweep<acc_t>(outer, inner, tabs, pass_order);
-  // Large outputs stream where their pages are mapped already: the middle page tells (the
-  // first holds malloc's header, written on allocation).
+  // Large outputs stream where their pages are mapped already (fresh_result).
   const size_t bytes = dst.nbytes();
   void* const dst_mem = dst.data_ptr();
-  const bool fresh = bytes >= (size_t{4} << 20) && !mapped(static_cast<const char*>(dst_mem) + bytes / 2);
+  const bool fresh = fresh_result(dst_mem, bytes);
   const bool huge = fresh && advise_huge_pages(dst_mem, bytes);
   const size_t threshold = stream_threshold();
   const bool big = bytes >= threshold;
@@ -1228,9 +1233,7 @@ int64_t pass_chunk_bytes() {
 // A result that chunked passes write in parts (DeviceKernels::prepare_result): huge pages where
 // it is fresh and 4 MiB or more, as run gives a whole result (each part is too small for it).
 void prepare_result_cpu(const at::Tensor& out) {
-  const size_t bytes = out.nbytes();
-  void* const mem = out.data_ptr();
-  if (bytes >= (size_t{4} << 20) && !mapped(static_cast<const char*>(mem) + bytes / 2)) advise_huge_pages(mem, bytes);
+  if (fresh_result(out.data_ptr(), out.nbytes())) advise_huge_pages(out.data_ptr(), out.nbytes());
 }
 
 // The cost model picks the line sweep or the separable passes; the product gather only runs
