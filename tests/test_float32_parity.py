@@ -22,11 +22,11 @@ def test_realistic_float32(ins, kw):
 @pytest.mark.parametrize("capability", CAPABILITIES)
 def test_float32_parity_under_capability(capability):
     """The realistic cases and the OpInfo samples in a process whose native kernels are the
-    capability's (with or without FMA contraction)."""
+    capability's (with or without FMA contraction), and the uint8 cases bit for bit."""
     env = dict(os.environ, ATEN_CPU_CAPABILITY=capability.lower())
     root = os.path.dirname(_HERE)
     env["PYTHONPATH"] = os.pathsep.join([root, _HERE, env.get("PYTHONPATH", "")])
     r = subprocess.run([sys.executable, os.path.join(_HERE, "float32_cases.py")], env=env, cwd=root,
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert f"{capability}: opinfo" in r.stdout, r.stdout
+    assert f"{capability}: opinfo" in r.stdout and f"{capability}: uint8" in r.stdout, r.stdout
