@@ -1144,9 +1144,19 @@ void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t in
   // and each such line left the write-combining buffer in pieces. Channels_last nearest x2 of
   // (2, 10, 256²) took 109 ms so against 2.6 ms with ordinary stores; NCHW nearest planes'
   // second pass, rows of 31 floats, 60 against 2.9 ms.
-  const bool whole_positions = (P.inner * static_cast<int64_t>(sizeof(dst_t))) % 16 == 0;
+  // Outside the ring, each segment also whole 64-byte lines: a line shared by the end of one
+  // row and the start of the next left the write-combining buffer in two pieces when the loads
+  // of the next row's taps came in between (the backward of trilinear channels_last_3d
+  // (4, 8, 53, 61, 41) -> (83, 93, 55), rows of 41 positions of 32 bytes from blends of about
+  // ten input rows: 57 ms streamed against 13.7 ms with ordinary stores, 1 thread). The ring's
+  // blends read slots the caches hold: channels_last RGB rows of 2003 and 3001 pixels (not
+  // whole lines) ran as fast streamed as with ordinary stores.
+  const bool whole_positions = (P.inner * elem) % 16 == 0;
+  const bool whole_lines = reinterpret_cast<uintptr_t>(dst_mem) % 64 == 0 &&
+                           P.last->out * P.inner * elem % 64 == 0 && P.seg_len * P.inner * elem % 64 == 0;
   P.stream_rows = streams(bytes, src.nbytes(), threshold) && !fresh && !keep &&
-                  ((P.inner > 1 && !P.last->identity && whole_positions) || (!P.last->unit && P.ring > 0));
+                  ((P.inner > 1 && !P.last->identity && whole_positions && whole_lines) ||
+                   (!P.last->unit && P.ring > 0));
   // Fresh 4 KiB pages: the kernel's page faults cost less taken a few at a time just ahead of
   // the lines that write them than one by one amid the stores (faults spent about 30 % more
   // system time per page that way on this VM, for the same count). A window of 64 KiB measured
