@@ -729,7 +729,8 @@ def test_ring_chunks_agree(channels, mode):
 
 # Lines of several channels per position (channels_last) whose leading taps are few blend them
 # and apply the last axis' table in one sweep where that costs less than the blended line in
-# scratch (line_sweep.h fuse_pays: float32, channels a multiple of eight): halvings (area,
+# scratch (line_sweep.h fuse_pays: float32 with channels a multiple of eight, float64 with a
+# multiple of four): halvings (area,
 # bilinear), the backward of nearest x2 and of a bilinear halving, rows a segment of a long line
 # reads, ragged rows (antialias), 3-D. The channels are independent and each path sums a
 # position's taps in the same order: 16 channels (fused) give the values of the same 16 among 17
@@ -748,11 +749,14 @@ FUSED = [
 ]
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
 @pytest.mark.parametrize("spatial,kw", FUSED, ids=lambda v: str(v))
-def test_fused_lines_equal_staged(spatial, kw):
+def test_fused_lines_equal_staged(spatial, kw, dtype):
     fmt = torch.channels_last if len(spatial) == 2 else torch.channels_last_3d
-    x = torch.randn((2, 17) + spatial, generator=torch.Generator().manual_seed(8)).contiguous(memory_format=fmt)
-    g = torch.randn(native(x, **kw).shape, generator=torch.Generator().manual_seed(9)).contiguous(memory_format=fmt)
+    x = torch.randn((2, 17) + spatial, generator=torch.Generator().manual_seed(8), dtype=dtype).contiguous(
+        memory_format=fmt)
+    g = torch.randn(native(x, **kw).shape, generator=torch.Generator().manual_seed(9), dtype=dtype).contiguous(
+        memory_format=fmt)
     y17, g17 = _run("line_sweep", x, kw, g)
     y16, g16 = _run("line_sweep", x[:, :16].contiguous(memory_format=fmt), kw,
                     g[:, :16].contiguous(memory_format=fmt))
@@ -760,8 +764,8 @@ def test_fused_lines_equal_staged(spatial, kw):
     xg = x.detach().requires_grad_()
     ref = native(xg, **kw)
     (gr,) = torch.autograd.grad(ref, xg, g)
-    assert_close(y17, ref.detach(), torch.float32)
-    assert_close(g17, gr, torch.float32)
+    assert_close(y17, ref.detach(), dtype)
+    assert_close(g17, gr, dtype)
 
 
 @stream_threshold(STREAM_AT)
