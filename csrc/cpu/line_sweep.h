@@ -2354,11 +2354,23 @@ struct SweepScratch {
 };
 
 // Whether run_sweep prefetches the next line's rows of row_bytes each (of an input larger than
-// the caches keep, lines stepping over rows; `taps` rows per line): short rows, and rows of up to
-// 4 KiB that consecutive lines share (`shared`) where a line reads more than four of them; see
-// run_sweep for the measurements.
-inline bool prefetches_rows(int64_t row_bytes, bool shared, int64_t taps) {
+// the caches keep, lines stepping over rows; `taps` rows per line, `step` rows from one line's
+// to the next's): short rows, and rows of up to 4 KiB that consecutive lines share (`shared`)
+// where a line reads more than four of them; see run_sweep for the measurements. Not lines of
+// one or two rows stepping at most two: the rows read are then at least every other one, which
+// the hardware's prefetchers follow, and the prefetches cost more than they brought (1 thread,
+// the Intel Xeon: float64 nearest-exact (17, 5, 275, 140) -> 143 x 66 1.61 -> 1.15 ms, area
+// halving of (16, 32, 256, 128) 5.0 -> 3.8 ms, its lines then blended_blocks').
+inline bool prefetches_rows(int64_t row_bytes, bool shared, int64_t taps, int64_t step) {
+  if (taps <= 2 && step <= 2) return false;
   return row_bytes > 256 && (row_bytes <= 2048 || (shared && taps > 4 && row_bytes <= 4096));
+}
+
+// The rows from one output line's first to the next's along a leading axis a, rounded up: what
+// prefetches_rows counts as their step.
+template <typename acc_t>
+int64_t rows_step(const Line<acc_t>& a) {
+  return (a.in + a.out - 1) / std::max<int64_t>(1, a.out);
 }
 
 #if RESIZE_AD_AVX2
@@ -2391,7 +2403,8 @@ inline OwnLines own_lines_of(const Sweep<float>& P) {
     const Line<float>& a = *P.lead[0];
     for (int64_t o = 1; o < a.out && !shared; ++o)
       shared = a.len[o - 1] > 0 && a.start[o - 1] + a.len[o - 1] > a.start[o];
-    if (prefetches_rows((P.seg_hi[0] - P.seg_lo[0]) * int64_t{sizeof(float)}, shared, a.K)) return OwnLines::kNone;
+    if (prefetches_rows((P.seg_hi[0] - P.seg_lo[0]) * int64_t{sizeof(float)}, shared, a.K, rows_step(a)))
+      return OwnLines::kNone;
   }
   // Staged lines go through scratch and gather_dispatch, as sweep_segment's do: any length, and
   // ragged pixels (Line::ragged_runs) fixed there.
@@ -2716,7 +2729,8 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
   // (1 thread, the Intel Xeon).
   const bool copies = lead_copies(P) && m > 0 && last.unit && !last.identity && P.inner == 1 && P.nseg == 1 &&
                       P.ring == 0 && !P.stream && !P.stream_rows && !P.pretouch &&
-                      !(P.prefetch && prefetches_rows((P.seg_hi[0] - P.seg_lo[0]) * int64_t{sizeof(src_t)}, false, 1));
+                      !(P.prefetch && prefetches_rows((P.seg_hi[0] - P.seg_lo[0]) * int64_t{sizeof(src_t)}, false, 1,
+                                                      rows_step(*P.lead[m - 1])));
   const bool one_thread = at::get_num_threads() <= 1 || at::in_parallel_region();
   c10::SmallVector<Ring, 2> rings(P.ring > 0 ? (one_thread ? 1 : at::get_num_threads()) : 0, Ring(P.ring, P.nseg));
   parallel_chunks(0, P.rows * P.nseg, P.grain, [&](int64_t begin, int64_t end) {
@@ -2863,7 +2877,7 @@ void run_sweep(const Sweep<acc_t>& P, const src_t* src, dst_t* dst) {
         const int64_t lo = P.seg_lo[sg] * P.inner, hi = P.seg_hi[sg] * P.inner;
         const int64_t row_bytes = (hi - lo) * static_cast<int64_t>(sizeof(src_t));
         const bool shared = T * in_row > step;  // consecutive lines read some rows in common
-        if (P.prefetch && step > in_row && prefetches_rows(row_bytes, shared, T)) {
+        if (P.prefetch && step > in_row && prefetches_rows(row_bytes, shared, T, step / in_row)) {
           const int64_t bytes = T * row_bytes;
           const int64_t ahead = std::clamp<int64_t>((int64_t{16} << 10) / bytes, 1, 4);
           constexpr int64_t per_line = 64 / sizeof(src_t);
