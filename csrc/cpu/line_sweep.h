@@ -2357,12 +2357,16 @@ struct SweepScratch {
 // the caches keep, lines stepping over rows; `taps` rows per line, `step` rows from one line's
 // to the next's): short rows, and rows of up to 4 KiB that consecutive lines share (`shared`)
 // where a line reads more than four of them; see run_sweep for the measurements. Not lines of
-// one or two rows stepping at most two: the rows read are then at least every other one, which
-// the hardware's prefetchers follow, and the prefetches cost more than they brought (1 thread,
-// the Intel Xeon: float64 nearest-exact (17, 5, 275, 140) -> 143 x 66 1.61 -> 1.15 ms, area
-// halving of (16, 32, 256, 128) 5.0 -> 3.8 ms, its lines then blended_blocks').
+// one or two rows stepping at most two, nor lines of rows over 512 bytes that read as many rows
+// as they step: the rows read are then every other one or all of them, which the hardware's
+// prefetchers follow, and the prefetches cost more than they brought (the Intel Xeon, 1 / 2
+// threads: float64 nearest-exact (17, 5, 275, 140) -> 143 x 66 1.61 -> 1.15 ms (1 thread); area
+// halving of (16, 32, 256, 128) 5.0 -> 3.8 ms (1 thread), its lines then blended_blocks'; area
+// (8, 32, 300, 400) -> 100 x 133 13.3 -> 10.7 / 6.3 -> 4.0 ms; trilinear channels_last_3d
+// (9, 8, 72, 33, 52) -> (21, 9, 14) 0.53 -> 0.41 ms with 2 threads). Lines that skip rows keep
+// them: bilinear (8, 32, 300, 400) -> 100 x 133 ran 1.25x slower without.
 inline bool prefetches_rows(int64_t row_bytes, bool shared, int64_t taps, int64_t step) {
-  if (taps <= 2 && step <= 2) return false;
+  if ((taps <= 2 && step <= 2) || (taps >= step && row_bytes > 512)) return false;
   return row_bytes > 256 && (row_bytes <= 2048 || (shared && taps > 4 && row_bytes <= 4096));
 }
 
