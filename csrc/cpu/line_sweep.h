@@ -2360,10 +2360,10 @@ struct SweepScratch {
 // one or two rows stepping at most two, nor lines of rows over 512 bytes that read as many rows
 // as they step: the rows read are then every other one or all of them, which the hardware's
 // prefetchers follow, and the prefetches cost more than they brought (the Intel Xeon, 1 / 2
-// threads: float64 nearest-exact (17, 5, 275, 140) -> 143 x 66 1.61 -> 1.15 ms (1 thread); area
-// halving of (16, 32, 256, 128) 5.0 -> 3.8 ms (1 thread), its lines then blended_blocks'; area
-// (8, 32, 300, 400) -> 100 x 133 13.3 -> 10.7 / 6.3 -> 4.0 ms; trilinear channels_last_3d
-// (9, 8, 72, 33, 52) -> (21, 9, 14) 0.53 -> 0.41 ms with 2 threads). Lines that skip rows keep
+// threads: float64 nearest-exact (17, 5, 275, 140) -> 143 x 66 1.32 -> 1.18 / 0.93 -> 0.62 ms;
+// bilinear halving of (16, 32, 256, 128) 4.13 -> 3.62 ms (1 thread); alternating, 4 rounds:
+// area (8, 32, 300, 400) -> 100 x 133 18.9 -> 11.1 / 6.3 -> 4.2 ms, trilinear channels_last_3d
+// (9, 8, 72, 33, 52) -> (21, 9, 14) 0.94 -> 0.85 / 0.55 -> 0.49 ms). Lines that skip rows keep
 // them: bilinear (8, 32, 300, 400) -> 100 x 133 ran 1.25x slower without.
 inline bool prefetches_rows(int64_t row_bytes, bool shared, int64_t taps, int64_t step) {
   if ((taps <= 2 && step <= 2) || (taps >= step && row_bytes > 512)) return false;
