@@ -287,6 +287,19 @@ def test_chunked_passes_equal_whole_uint8(threads):
     assert torch.equal(ys[1], ys[0]) and torch.equal(ys[0], native(x, **kw))
 
 
+# uint8 copies of channels_last positions under 16 bytes (fixed_point.cpp U8Form::Shuffle): the
+# output line in blocks of 16 bytes, each one or two byte shuffles, or, where its positions lie
+# too far apart in the input, copied a position's piece at a time. Downscales mix both kinds of
+# block; every channel count from 2 to 15, bit for bit against native.
+@pytest.mark.parametrize("c", range(2, 16))
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])
+def test_uint8_copies_of_short_positions(c, mode):
+    x = torch.randint(0, 256, (2, c, 211, 132), dtype=torch.uint8, generator=torch.Generator().manual_seed(c))
+    x = x.contiguous(memory_format=torch.channels_last)
+    for size in [(114, 68), (70, 41), (9, 5), (250, 150), (211, 131)]:
+        assert torch.equal(ours(x, size=size, mode=mode), native(x, size=size, mode=mode)), size
+
+
 def test_pass_chunk_bytes_seam_restores_and_refuses():
     from resize_ad import _testing
     with pass_chunk_bytes(100):

@@ -403,12 +403,23 @@ inline void shuffle_lines(const U8Axis& A, const uint8_t* src, uint8_t* dst, int
   const int32_t* vs = A.vstart.data();
   const uint8_t* shuf = A.shuf.data();
   const int64_t* st = A.start.data();
-  auto byte = [&](const uint8_t* s, int64_t j) { return s[st[j / inner] * inner + j % inner]; };
+  // Output bytes [j, j1) of a line: the pieces of the positions they overlap, one copy each (a
+  // byte at a time, a division per byte, took 60 % of a 10-channel channels_last nearest
+  // downscale, (8, 10, 211, 132) -> 114 x 68: 1.24 ms against native's 0.54).
+  auto bytes = [&](const uint8_t* s, uint8_t* d, int64_t j, int64_t j1) {
+    int64_t o = j / inner, c = j - o * inner;
+    for (; j < j1; ++o, c = 0) {
+      const int64_t n = std::min(inner - c, j1 - j);
+      const uint8_t* from = s + st[o] * inner + c;
+      for (int64_t k = 0; k < n; ++k) d[j + k] = from[k];
+      j += n;
+    }
+  };
   for (int64_t b = b0; b < b1; ++b) {
     const uint8_t* s = src + b * in_bytes;
     uint8_t* d = dst + b * out_bytes;
     if (blocks == 0) {
-      for (int64_t j = 0; j < out_bytes; ++j) d[j] = byte(s, j);
+      bytes(s, d, 0, out_bytes);
       continue;
     }
     for (int64_t i = 0; i < blocks; ++i) {
@@ -423,7 +434,7 @@ inline void shuffle_lines(const U8Axis& A, const uint8_t* src, uint8_t* dst, int
                          _mm_or_si128(_mm_shuffle_epi8(_mm_loadu_si128(x), _mm_loadu_si128(m)),
                                       _mm_shuffle_epi8(_mm_loadu_si128(x + 1), _mm_loadu_si128(m + 1))));
       } else {
-        for (int64_t j = j0; j < j0 + 16; ++j) d[j] = byte(s, j);
+        bytes(s, d, j0, j0 + 16);
       }
     }
   }
