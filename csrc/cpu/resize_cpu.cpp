@@ -1130,9 +1130,12 @@ void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t in
   // 364 x 155, rows of 620 bytes, a 29 MB output: 21.4 ms streamed against 5.2 ms with ordinary
   // stores, 1 thread).
   const int64_t elem = static_cast<int64_t>(sizeof(dst_t));
-  const bool whole_segments = reinterpret_cast<uintptr_t>(dst_mem) % 16 == 0 &&
-                              P.last->out * P.inner * elem % 16 == 0 && P.seg_len * P.inner * elem % 16 == 0;
-  P.stream = large && whole_segments && P.last->unit && (P.inner == 1 || P.last->identity);
+  // Whether every segment of every line starts and ends on a multiple of n bytes.
+  auto segments_whole = [&](int64_t n) {
+    return reinterpret_cast<uintptr_t>(dst_mem) % n == 0 && P.last->out * P.inner * elem % n == 0 &&
+           P.seg_len * P.inner * elem % n == 0;
+  };
+  P.stream = large && segments_whole(16) && P.last->unit && (P.inner == 1 || P.last->identity);
   // Lines of several channels (copies and two-tap rows) outside the ring (whose lines go to its
   // slots), and the ring's blends: 1.16-1.3x faster streamed on channels_last C = 3 and 4
   // upscales; copies of 64 channels per position 1.1x faster than through the stage.
@@ -1152,10 +1155,8 @@ void run(const at::Tensor& src, const at::Tensor& dst, int64_t outer, int64_t in
   // blends read slots the caches hold: channels_last RGB rows of 2003 and 3001 pixels (not
   // whole lines) ran as fast streamed as with ordinary stores.
   const bool whole_positions = (P.inner * elem) % 16 == 0;
-  const bool whole_lines = reinterpret_cast<uintptr_t>(dst_mem) % 64 == 0 &&
-                           P.last->out * P.inner * elem % 64 == 0 && P.seg_len * P.inner * elem % 64 == 0;
   P.stream_rows = streams(bytes, src.nbytes(), threshold) && !fresh && !keep &&
-                  ((P.inner > 1 && !P.last->identity && whole_positions && whole_lines) ||
+                  ((P.inner > 1 && !P.last->identity && whole_positions && segments_whole(64)) ||
                    (!P.last->unit && P.ring > 0));
   // Fresh 4 KiB pages: the kernel's page faults cost less taken a few at a time just ahead of
   // the lines that write them than one by one amid the stores (faults spent about 30 % more
