@@ -130,16 +130,17 @@ void nearest_scales(const at::Tensor& x, const std::vector<c10::SymInt>& sizes, 
 // _interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
 // antialias): resize_ad.interpolate's common call in one C call, its fast path's tests made here
 // (functional.py _fast_call, which takes every call this returns NotImplemented for): a plain
-// floating tensor, not empty, outside functorch transforms and torch function modes (one that
-// needs a graph gets it from the C++ autograd Functions); a mode and rank the op takes,
-// align_corners None or a bool the mode takes; size as int or ints in (0, 2^62), or (not area)
-// scale_factor as numbers
-// whose output sizes are in [1, 2^62); recompute_scale_factor None, antialias False. The caller
-// (interpolate) has checked that neither torch.compile nor a forward-AD level is active.
+// floating tensor, or a uint8 one of a rank the mode resizes uint8 in, not empty, outside
+// functorch transforms and torch function modes (one that needs a graph gets it from the C++
+// autograd Functions); a mode and rank the op takes, align_corners None or a bool the mode takes;
+// size as int or ints in (0, 2^62), or (not area) scale_factor as numbers whose output sizes are
+// in [1, 2^62); recompute_scale_factor None, antialias False, or True where the mode takes it at
+// that rank. The caller (interpolate) has checked that neither torch.compile nor a forward-AD
+// level is active.
 PyObject* interpolate_op(PyObject* /*self*/, PyObject* const* args, Py_ssize_t nargs) {
   HANDLE_TH_ERRORS
   if (nargs != 7 || !THPVariable_CheckExact(args[0]) || !PyUnicode_CheckExact(args[3]) ||
-      args[5] != Py_None || args[6] != Py_False) {
+      args[5] != Py_None || (args[6] != Py_False && args[6] != Py_True)) {
     Py_RETURN_NOTIMPLEMENTED;
   }
   const at::Tensor& x = THPVariable_Unpack(args[0]);
@@ -149,7 +150,8 @@ PyObject* interpolate_op(PyObject* /*self*/, PyObject* const* args, Py_ssize_t n
   // A graph only for torch.Tensor itself (THPVariable_CheckExact also takes nn.Parameter), as
   // autograd.py's route to the C++ Functions.
   const bool graph = x.requires_grad() && at::GradMode::is_enabled();
-  if (!at::isFloatingType(dt) || at::impl::torch_function_mode_enabled() || x.key_set().has_any(kWrapped) ||
+  if (!(at::isFloatingType(dt) || dt == at::kByte) || at::impl::torch_function_mode_enabled() ||
+      x.key_set().has_any(kWrapped) ||
       (graph && (functorch_active() || Py_TYPE(args[0]) != reinterpret_cast<PyTypeObject*>(THPVariableClass)))) {
     Py_RETURN_NOTIMPLEMENTED;
   }
@@ -159,7 +161,12 @@ PyObject* interpolate_op(PyObject* /*self*/, PyObject* const* args, Py_ssize_t n
   const std::string_view mode(mode_ptr, mode_len);
   const resize_ad::ModeCaps* caps = resize_ad::find_mode(mode);
   const int64_t dim = x.dim() - 2;
-  if (caps == nullptr || !resize_ad::has_rank(caps->ranks, dim) || x.numel() == 0) Py_RETURN_NOTIMPLEMENTED;
+  const bool antialias = args[6] == Py_True;
+  if (caps == nullptr || !resize_ad::has_rank(caps->ranks, dim) || x.numel() == 0 ||
+      (dt == at::kByte && !resize_ad::has_rank(caps->uint8_ranks, dim)) ||
+      (antialias && !resize_ad::has_rank(caps->antialias_ranks, dim))) {
+    Py_RETURN_NOTIMPLEMENTED;
+  }
   bool align_corners = false;
   if (args[4] != Py_None) {
     if (!PyBool_Check(args[4]) || caps->align == resize_ad::AlignCorners::Absent) Py_RETURN_NOTIMPLEMENTED;
@@ -214,7 +221,7 @@ PyObject* interpolate_op(PyObject* /*self*/, PyObject* const* args, Py_ssize_t n
   }
   if (!ok) Py_RETURN_NOTIMPLEMENTED;
   if (scales && caps->mode == resize_ad::Mode::Nearest) nearest_scales(x, sizes, *scales);
-  return call_resize_op(false, graph, x, std::move(sizes), mode, align_corners, std::move(scales), false);
+  return call_resize_op(false, graph, x, std::move(sizes), mode, align_corners, std::move(scales), antialias);
   END_HANDLE_TH_ERRORS
 }
 

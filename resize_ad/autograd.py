@@ -54,15 +54,15 @@ def _call(backward: bool, x: Tensor, sizes, mode, align_corners, scales, antiali
 
 
 def _plain_resize(x: Tensor, output_size: List[int], mode: str, align_corners: bool,
-                  scales: Optional[List[float]]) -> Tensor:
-    """resize without antialias, from interpolate's fast path (not under torch.compile): _call's
-    and _plain's tests in one, so that a plain tensor reaches _C._call with the least Python."""
+                  scales: Optional[List[float]], antialias: bool) -> Tensor:
+    """resize from interpolate's fast path (not under torch.compile): _call's and _plain's tests
+    in one, so that a plain tensor reaches _C._call with the least Python."""
     if (not (x.requires_grad and torch.is_grad_enabled()) and _forward_ad._current_level < 0
             and not _tf_mode_enabled() and not _is_functorch_wrapped(x)):
-        y = _c_call(0, x, output_size, mode, align_corners, scales, False)
+        y = _c_call(0, x, output_size, mode, align_corners, scales, antialias)
         if y is not NotImplemented:
             return y
-    return _direct_or_function(False, x, output_size, mode, align_corners, scales, False)
+    return _direct_or_function(False, x, output_size, mode, align_corners, scales, antialias)
 
 
 def _resize(x: Tensor, output_size: Sequence[int], mode: str, align_corners: bool,

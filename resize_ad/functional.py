@@ -173,14 +173,17 @@ def _fast_call(input, size, scale_factor, mode, align_corners, recompute_scale_f
     checks' Python cost (most of a call on a small tensor). None for anything else, which then
     takes the full checks (and their errors). Written without generators: they cost about half a
     microsecond each."""
-    if (type(input) is not Tensor or recompute_scale_factor is not None or antialias is not False
-            or type(mode) is not str or input.dtype not in _FAST_DTYPES
-            or torch.compiler.is_compiling()):
+    if (type(input) is not Tensor or recompute_scale_factor is not None or type(antialias) is not bool
+            or type(mode) is not str or torch.compiler.is_compiling()):
         return None
     caps = MODE_CAPS.get(mode)
     shape = input.shape
     dim = len(shape) - 2
-    if caps is None or dim not in caps.ranks or input.numel() == 0:  # empty: the full checks
+    if (caps is None or dim not in caps.ranks or input.numel() == 0  # empty: the full checks
+            or (antialias and dim not in caps.antialias_ranks)):
+        return None
+    dtype = input.dtype
+    if dtype not in _FAST_DTYPES and not (dtype is torch.uint8 and dim in caps.uint8_ranks):
         return None
     if align_corners is None:
         ac = False
@@ -225,7 +228,7 @@ def _fast_call(input, size, scale_factor, mode, align_corners, recompute_scale_f
             scales = _nearest_scales(input, out, scales)
     else:
         return None
-    return _plain_resize(input, out, mode, ac, scales)
+    return _plain_resize(input, out, mode, ac, scales, antialias)
 
 
 def _align_corners(caps, align_corners):

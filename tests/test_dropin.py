@@ -489,6 +489,18 @@ def _fast_path_calls():
         for ac in (None, True, False, 1):
             for t in (x1, x, x3):
                 calls.append((t, dict(size=4, mode=mode, align_corners=ac)))
+    # uint8 and antialias where the mode takes them at that rank, and where it does not
+    u8 = lambda t: (t * 50).abs().to(torch.uint8)  # noqa: E731
+    for mode in resize_ad.MODES:
+        for t in (x1, x, x3, xcl, x1.double()):
+            for aa in (False, True):
+                calls.append((u8(t), dict(size=4, mode=mode, antialias=aa)))
+                calls.append((t, dict(size=4, mode=mode, antialias=aa)))
+                calls.append((t.clone().requires_grad_(), dict(size=(7,) * (t.dim() - 2), mode=mode, antialias=aa)))
+    for sf in (1.0, 2.0, 0.5):
+        calls.append((u8(x4).contiguous(memory_format=torch.channels_last), dict(scale_factor=sf, mode="nearest")))
+        calls.append((u8(x), dict(scale_factor=sf, mode="nearest-exact")))
+        calls.append((u8(x), dict(scale_factor=sf, mode="bilinear", antialias=True)))
     for extra in (dict(antialias=True), dict(antialias=0), dict(recompute_scale_factor=True),
                   dict(recompute_scale_factor=False)):
         calls.append((x, dict(size=4, mode="bilinear", **extra)))
