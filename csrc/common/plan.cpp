@@ -286,6 +286,7 @@ bool split_plane(const Plan& p, const SweepShape& s, c10::ArrayRef<const AxisTab
 // the passes pay per line there too, on their last pass, and own_lines runs such plane lines
 // without it.
 constexpr double kSweepLine = 512;
+constexpr double kShortFolded = 128;
 
 // The last axis kept (resizes of the leading axes alone): the sweep's lines are blends of input
 // lines, with the separable passes' multiply-adds and none of their scratch. The cost model
@@ -332,12 +333,19 @@ Executor choose_executor(const Plan& p, const at::ScalarType input_dtype,
       return *pass_order ? Executor::LineSweep : Executor::Separable;
     }
     if (tabs.back()->identity) return kept_last_axis(p, phys_sizes, s, tabs, k);
-    // Weighted lines of one channel per position below two leading axes (3-D) pay the sweep's
-    // work per line (kSweepLine): own_lines, which runs plane lines without it, takes one
-    // leading axis only. Trilinear backwards measured 1.9x slower on the sweep uncharged
-    // ((4, 4, 9, 7, 12) -> (32, 22, 43): 473 against 248 us, 1 thread). (Copies: their own
-    // count, copies_join_pay, has weighed the sweep's lines.)
-    const double per_line = tabs.size() > 2 && s.inner == 1 && !tabs.back()->unit ? kSweepLine : 0.0;
+    // Weighted lines below two leading axes (3-D) pay the sweep's work per line (kSweepLine)
+    // where they are of one channel per position, or short ones of fewer than eight channels
+    // folded into one line (Line::step; under kShortFolded outputs): own_lines, which runs
+    // plane lines without it, takes one leading axis only. Trilinear backwards measured 1.9x
+    // slower on the sweep uncharged ((4, 4, 9, 7, 12) -> (32, 22, 43): 473 against 248 us, 1
+    // thread), and channels_last_3d ones of two to seven channels to lines of 12 to 110 floats
+    // 1.2x-6.4x ((365, 3, 5, 32, 4) -> (3, 19, 2), backward: 3.2 against 0.49 ms); folded lines
+    // of about 200 floats (6 and 7 channels) and more, and lines of eight channels and more,
+    // whose blocks run across the channels, measured as fast or faster on the sweep. (Copies:
+    // their own count, copies_join_pay, has weighed the sweep's lines.)
+    const double out_line = static_cast<double>(tabs.back()->out_size * s.inner);
+    const bool charged = s.inner == 1 || (s.inner < 8 && out_line < kShortFolded);
+    const double per_line = tabs.size() > 2 && charged && !tabs.back()->unit ? kSweepLine : 0.0;
     if (line_sweep_cost(tabs, static_cast<double>(s.outer), static_cast<double>(s.inner), per_line) <=
         separable_cost(p, phys_sizes))
       return Executor::LineSweep;
