@@ -265,8 +265,12 @@ class Timer:
         return (time.perf_counter() - t0) / n
 
 
-def compare(fns: Dict[str, Callable[[], object]], device, repeats, min_time) -> Dict[str, float]:
-    """Median seconds per call of each fn, interleaved (alternating order) over repeats."""
+def compare(fns: Dict[str, Callable[[], object]], device, repeats, min_time, settle: bool = False) -> Dict[str, float]:
+    """Median seconds per call of each fn, interleaved (alternating order) over repeats. settle:
+    each sample comes after as many untimed calls of its fn as half its batch (at least ten), so
+    that each fn is timed with the allocator's state its own calls leave (cv2's numpy arrays
+    and resize_ad's torch tensors: after the other's calls, the first few calls of a 4 MiB
+    result found their pages unmapped, 513 page faults a call)."""
     timer = Timer(device)
     for fn in fns.values():  # warm-up (first call allocates, builds caches, ...)
         fn()
@@ -280,6 +284,9 @@ def compare(fns: Dict[str, Callable[[], object]], device, repeats, min_time) -> 
     names = list(fns)
     for r in range(repeats):
         for k in (names if r % 2 == 0 else names[::-1]):
+            if settle:
+                for _ in range(max(10, batch[k] // 2)):
+                    fns[k]()
             samples[k].append(timer(fns[k], batch[k]))
     return {k: statistics.median(v) for k, v in samples.items()}
 
@@ -443,7 +450,7 @@ def _cv2_vs_ours(case: Case, x: torch.Tensor, repeats: int, min_time: float) -> 
         return None
     ref = torch.from_numpy(run())
     ref = ref.permute(0, 3, 1, 2) if case.channels_last else ref.reshape(y.shape)
-    t = compare({"cv2": run, "ours": lambda: resize_ad.interpolate(x, **kw)}, "cpu", repeats, min_time)
+    t = compare({"cv2": run, "ours": lambda: resize_ad.interpolate(x, **kw)}, "cpu", repeats, min_time, settle=True)
     return dict(cv2_max_abs_diff=float((ref - y).abs().max()), cv2_ms=t["cv2"] * 1e3, cv2_ours_ms=t["ours"] * 1e3)
 
 
