@@ -12,8 +12,9 @@ the page faults, which the memory floor leaves out: a lower bound for a resize t
 tensors of 4 KiB pages, as native does; resize_ad asks for transparent huge pages on such
 results, and there reads above 100 %). When OpenCV is
 importable, cv2.resize is timed on the 2-D float32 cases whose maths it shares (forward only),
-writing (``dst=``) into one batch output that each call allocates with torch's allocator, as
-resize_ad's output is: both then pay the same first-touch cost of a fresh large buffer.
+writing (``dst=``) into one numpy batch array that each call allocates, as a cv2 user does
+(numpy, like resize_ad, asks for huge pages on a large fresh array), each sample of either side
+after untimed calls of its own (``compare``'s settle).
 
     python benchmarks/bench_interpolate.py                 # full run, CPU (+ CUDA if present)
     python benchmarks/bench_interpolate.py --quick         # short run
