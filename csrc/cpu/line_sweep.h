@@ -2276,17 +2276,19 @@ template <typename S, typename D, typename acc_t>
 void fused_line(const S* src, const int64_t* off, const acc_t* tw, int64_t T, const Line<acc_t>& L,
                 int64_t inner, int64_t o0, int64_t o1, D* out, bool nt) {
 #if RESIZE_AD_AVX2
+  // In 512-bit vectors (Wide) where the CPU has them and they divide the position, else in
+  // 256-bit ones (Narrow) with the count of leading taps known to the compiler.
+  auto in_vectors = [&](auto wide, auto narrow) {
+    using Wide = decltype(wide);
+    using Narrow = decltype(narrow);
+    if (inner % Wide::W == 0 && cpu_has_avx512()) return fused_line512<Wide>(src, off, tw, T, L, inner, o0, o1, out, nt);
+    with_taps(T, [&](auto t) { fused_rows<Narrow, decltype(t)::value>(src, off, tw, L, inner, o0, o1, out, nt); });
+  };
   if constexpr (std::is_same_v<S, float> && std::is_same_v<D, float> && std::is_same_v<acc_t, float>) {
-    if (inner % 16 == 0 && cpu_has_avx512()) return fused_line512<Floats16>(src, off, tw, T, L, inner, o0, o1, out, nt);
-    return with_taps(T, [&](auto t) {
-      fused_rows<Floats8, decltype(t)::value>(src, off, tw, L, inner, o0, o1, out, nt);
-    });
+    return in_vectors(Floats16{}, Floats8{});
   }
   if constexpr (std::is_same_v<S, double> && std::is_same_v<D, double> && std::is_same_v<acc_t, double>) {
-    if (inner % 8 == 0 && cpu_has_avx512()) return fused_line512<Doubles8>(src, off, tw, T, L, inner, o0, o1, out, nt);
-    return with_taps(T, [&](auto t) {
-      fused_rows<Doubles4, decltype(t)::value>(src, off, tw, L, inner, o0, o1, out, nt);
-    });
+    return in_vectors(Doubles8{}, Doubles4{});
   }
 #endif
   // Not reached for other types or the baseline build: fuse_pays is false there.
